@@ -1,0 +1,15 @@
+"""Closed-form effectiveness metrics on TREC qrels and runs.
+
+``evaluate`` scores runs (paths, objects or dicts) with measures named as in ir_measures;
+``score`` scores one grade vector; ``parse_measure`` and ``MEASURES`` expose the declarations.
+This package knows nothing of users or simulation.
+"""
+
+from metrics.evaluate import evaluate, load_qrels, load_runs, rankings_from_grades, score
+from metrics.measures import MEASURES, Measure, parse_measure
+from metrics.rankings import Rankings, build_rankings
+from metrics.trec import InputError, Qrels, Run, read_qrels, read_run
+
+__all__ = ["evaluate", "score", "load_qrels", "load_runs", "rankings_from_grades", "MEASURES",
+           "Measure", "parse_measure", "Rankings", "build_rankings", "InputError", "Qrels", "Run",
+           "read_qrels", "read_run"]

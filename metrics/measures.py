@@ -1,0 +1,256 @@
+"""Measure declarations and measure names.
+
+Every measure is declared once here — name, typed parameters with defaults and valid ranges,
+its cutoff, user model, citation — apart from the code that computes it
+(:mod:`metrics.closed_forms`). Names follow ir_measures: ``P@10``, ``P(rel=2)@5``,
+``nDCG(dcg='exp-log2')@10``, ``RBP(p=0.8)``, ``RBP(rel=1,p=0.8)@10``; a measure ir_measures knows
+keeps its ir_measures meaning.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from metrics import closed_forms as cf
+from metrics.trec import InputError
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed parameter: ``kind`` is int, float or str; ``check`` names the valid range."""
+
+    name: str
+    kind: type
+    default: Any
+    doc: str
+    check: Callable[[Any], bool] = lambda x: True
+    valid: str = ""
+    optional: bool = False  # None is a valid value (the default then means "not given")
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    name: str
+    compute: Callable
+    params: tuple[Param, ...]
+    cutoff: str  # "required", "optional" or "none"
+    user_model: str
+    citation: str
+    cutoff_kind: type = int
+    passes_cutoff: bool = False  # the closed form takes the cutoff itself (Rprec, IPrec)
+    between_runs: bool = False  # compares each run with the first (RBO)
+    micro: bool = False  # per-topic num/den, so a micro-average exists
+    residual: bool = False
+    extra: dict = field(default_factory=dict)  # fixed keyword arguments of compute
+
+    def describe(self) -> str:
+        params = ", ".join(f"{p.name}={p.default!r}" for p in self.params)
+        return f"{self.name}({params})" if params else self.name
+
+
+def _rel(default: float = 1) -> Param:
+    return Param("rel", float, default, "minimum grade counted as relevant", lambda x: x > 0, "> 0")
+
+
+_MAX_REL = Param("max_rel", float, None, "grade mapped to gain 1 (default: the qrels' largest grade)",
+                 lambda x: x > 0, "> 0", optional=True)
+_DCG = Param("dcg", str, "log2", "'log2': gain g (trec_eval); 'exp-log2': gain 2^g - 1",
+             lambda x: x in ("log2", "exp-log2"), "'log2' or 'exp-log2'")
+_BETA = Param("beta", float, 1.0, "weight of recall against precision", lambda x: x > 0, "> 0")
+_P = Param("p", float, 0.8, "persistence: probability of reading on", lambda x: 0 <= x < 1, "in [0, 1)")
+
+
+def _persistence(name: str, doc: str) -> Param:
+    return Param(name, float, 0.8, doc, lambda x: 0 <= x < 1, "in [0, 1)")
+
+
+MEASURES: dict[str, MeasureSpec] = {s.name: s for s in [
+    MeasureSpec("P", cf.precision, (_rel(),), "required",
+                "reads exactly k documents", "trec_eval P_k; Moffat 2013", micro=True),
+    MeasureSpec("R", cf.recall, (_rel(),), "required",
+                "reads k documents, counts the share of all relevant ones met", "trec_eval recall_k",
+                micro=True),
+    MeasureSpec("SetP", cf.set_precision, (_rel(),), "none",
+                "reads the whole retrieved set", "trec_eval set_P", micro=True),
+    MeasureSpec("SetR", cf.set_recall, (_rel(),), "none",
+                "reads the whole retrieved set", "trec_eval set_recall", micro=True),
+    MeasureSpec("F", cf.f_measure, (_rel(), _BETA), "required",
+                "reads k documents; harmonic mean of P@k and R@k", "van Rijsbergen 1979"),
+    MeasureSpec("SetF", cf.set_f, (_rel(), _BETA), "none",
+                "reads the whole retrieved set; harmonic mean of SetP and SetR", "trec_eval set_F"),
+    MeasureSpec("Fallout", cf.fallout, (_rel(),), "required",
+                "reads k documents, counts the share of judged non-relevant ones met",
+                "Salton & McGill 1983", micro=True),
+    MeasureSpec("AP", cf.average_precision, (_rel(),), "optional",
+                "draws a target s ~ U{1..R}, reads to the s-th relevant document, reports the "
+                "precision there (0 if never found)", "Robertson 2008; trec_eval map"),
+    MeasureSpec("SP", cf.sum_precision, (_rel(),), "required",
+                "AP's user without the division by R", "Aslam, Pavlu & Yilmaz 2006; Moffat 2013"),
+    MeasureSpec("SN-AP", cf.sn_ap, (_rel(),), "required",
+                "AP's user with R replaced by the relevant documents in the top k", "Moffat 2013"),
+    MeasureSpec("IPrec", cf.iprec, (_rel(),), "required",
+                "interpolated precision at a recall level", "trec_eval iprec_at_recall",
+                cutoff_kind=float, passes_cutoff=True),
+    MeasureSpec("AP11pt", cf.eleven_point_ap, (_rel(),), "none",
+                "mean interpolated precision at recall 0, 0.1, ..., 1", "trec_eval 11pt_avg"),
+    MeasureSpec("RR", cf.reciprocal_rank, (_rel(),), "optional",
+                "stops at the first relevant document", "trec_eval recip_rank; Moffat 2013"),
+    MeasureSpec("RR2", cf.rr2, (_rel(),), "optional",
+                "a sceptic: stops at the second relevant document", "Moffat & Zobel 2008 s4.4"),
+    MeasureSpec("CautiousRR", cf.cautious_rr,
+                (_rel(), Param("c", int, 1, "documents read past the first relevant one",
+                               lambda x: x >= 0, ">= 0")), "optional",
+                "stops c documents after the first relevant one", "Moffat & Zobel 2008 s4.4"),
+    MeasureSpec("Rprec", cf.r_precision, (_rel(),), "optional",
+                "reads R documents (at most k)", "trec_eval Rprec; Moffat 2013", passes_cutoff=True),
+    MeasureSpec("Success", cf.success, (_rel(),), "required",
+                "satisfied by any relevant document in the top k", "trec_eval success_k"),
+    MeasureSpec("HIT", cf.hit, (_MAX_REL,), "required",
+                "satisfied by the best document in the top k (graded)", "Moffat 2013"),
+    MeasureSpec("Best", cf.best, (), "required",
+                "satisfied only by a document of the topic's highest grade", "product reference"),
+    MeasureSpec("DCG", cf.dcg, (_DCG, Param("b", int, None, "Järvelin-Kekäläinen log base "
+                                            "(no discount up to rank b)", lambda x: x >= 2, ">= 2",
+                                            optional=True)), "optional",
+                "reads every document, attention fading as 1/log(rank)",
+                "Järvelin & Kekäläinen 2002; Moffat 2013"),
+    MeasureSpec("nDCG", cf.ndcg, (_DCG,), "optional",
+                "DCG's user, scored against the best ranking of this topic",
+                "Järvelin & Kekäläinen 2002; trec_eval ndcg_cut"),
+    MeasureSpec("SDCG", cf.sdcg, (_MAX_REL,), "required",
+                "continues from rank i with probability log2(i+1)/log2(i+2), up to rank k",
+                "Moffat 2013"),
+    MeasureSpec("CG", cf.cg, (), "required", "reads k documents, adding up their grades",
+                "Järvelin & Kekäläinen 2002"),
+    MeasureSpec("SN-DCG", cf.sn_dcg, (_DCG,), "required",
+                "DCG's user, scored against the best reordering of the top k", "Moffat 2013"),
+    MeasureSpec("RBP", cf.rbp, (_P, Param("rel", float, None, "binary gains at this grade "
+                                          "(default: graded gains grade/max_rel)",
+                                          lambda x: x > 0, "> 0", optional=True), _MAX_REL),
+                "optional", "reads on with probability p after every document",
+                "Moffat & Zobel 2008", residual=True),
+    MeasureSpec("RBP2", cf.rbp2, (_persistence("p1", "persistence after a relevant document"),
+                                  _persistence("p2", "persistence after a non-relevant document"),
+                                  _rel()), "optional",
+                "reads on with probability p1 after a relevant document, p2 after another",
+                "Moffat & Zobel 2008 s4.4"),
+    MeasureSpec("ERR", cf.err, (Param("max_rel", float, 4.0, "grade of certain satisfaction",
+                                      lambda x: x > 0, "> 0"),), "optional",
+                "stops satisfied at rank i with probability (2^g_i - 1)/2^max_rel",
+                "Chapelle et al. 2009; gdeval"),
+    MeasureSpec("RBO", cf.rbo, (_persistence("p", "persistence of the comparison"),), "optional",
+                "compares each run's ranking with the first run's", "Webber, Moffat & Zobel 2010",
+                between_runs=True, extra={"extrapolate": False}),
+    MeasureSpec("RBO_EXT", cf.rbo, (_persistence("p", "persistence of the comparison"),), "optional",
+                "RBO extrapolated beyond the shorter list", "Webber, Moffat & Zobel 2010",
+                between_runs=True, extra={"extrapolate": True}),
+]}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A parsed measure name: its declaration, parameter values and cutoff."""
+
+    text: str
+    spec: MeasureSpec
+    params: dict
+    cutoff: int | float | None
+
+    def compute(self, view) -> "cf.Score":
+        kwargs = dict(self.params, **self.spec.extra)
+        if self.spec.passes_cutoff:
+            kwargs["level" if self.spec.cutoff_kind is float else "cutoff"] = self.cutoff
+        return self.spec.compute(view, **kwargs)
+
+    @property
+    def depth(self) -> int | None:
+        """How deep the closed form reads (None: the whole ranking)."""
+        if self.cutoff is None or self.spec.passes_cutoff:
+            return None
+        return int(self.cutoff)
+
+
+_NAME = re.compile(r"^\s*([A-Za-z][\w\-]*)\s*(?:\((.*)\))?\s*(?:@\s*([^@()]+?))?\s*$")
+
+
+def parse_measure(text: str) -> Measure:
+    """Parse ``NAME(param=value, ...)@cutoff``.
+
+    >>> m = parse_measure("RBP(p=0.95)@10")
+    >>> m.spec.name, m.params["p"], m.cutoff
+    ('RBP', 0.95, 10)
+    """
+    match = _NAME.match(text)
+    if not match:
+        raise InputError(f"measure {text!r}: cannot parse (expected NAME(param=value,...)@cutoff)")
+    name, params_text, cutoff_text = match.groups()
+    spec = MEASURES.get(name)
+    if spec is None:
+        close = [n for n in MEASURES if n.lower() == name.lower()]
+        hint = f"; did you mean {close[0]}?" if close else ""
+        raise InputError(f"measure {text!r}: unknown measure {name!r}{hint} (see `rpdi measures`)")
+    declared = {p.name: p for p in spec.params}
+    values = {p.name: p.default for p in spec.params}
+    for item in _split_params(params_text, text):
+        key, _, raw = item.partition("=")
+        key, raw = key.strip(), raw.strip()
+        if key not in declared:
+            known = ", ".join(declared) or "none"
+            raise InputError(f"measure {text!r}: {name} has no parameter {key!r} (parameters: {known})")
+        values[key] = _convert(declared[key], raw, text)
+    cutoff = None
+    if cutoff_text is not None:
+        if spec.cutoff == "none":
+            raise InputError(f"measure {text!r}: {name} takes no cutoff")
+        cutoff = _cutoff(spec, cutoff_text.strip(), text)
+    elif spec.cutoff == "required":
+        raise InputError(f"measure {text!r}: {name} needs a cutoff, e.g. {name}@10")
+    return Measure(text, spec, values, cutoff)
+
+
+def _split_params(params_text: str | None, text: str) -> list[str]:
+    if params_text is None or not params_text.strip():
+        return []
+    items = [x for x in re.split(r",(?=(?:[^'\"]*['\"][^'\"]*['\"])*[^'\"]*$)", params_text)]
+    for item in items:
+        if "=" not in item:
+            raise InputError(f"measure {text!r}: parameter {item.strip()!r} is not of the form name=value")
+    return items
+
+
+def _convert(param: Param, raw: str, text: str):
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+        raw = raw[1:-1]
+    if param.optional and raw in ("None", "none", "null"):
+        return None
+    try:
+        if param.kind is int:
+            value = int(raw)
+        elif param.kind is float:
+            value = float(raw)
+            if not math.isfinite(value):
+                raise ValueError
+        else:
+            value = raw
+    except ValueError:
+        raise InputError(f"measure {text!r}: {param.name}={raw!r} is not a valid "
+                         f"{param.kind.__name__}") from None
+    if not param.check(value):
+        raise InputError(f"measure {text!r}: {param.name}={raw} out of range ({param.name} {param.valid})")
+    return value
+
+
+def _cutoff(spec: MeasureSpec, raw: str, text: str):
+    try:
+        value = spec.cutoff_kind(raw)
+    except ValueError:
+        raise InputError(f"measure {text!r}: cutoff {raw!r} is not a valid "
+                         f"{spec.cutoff_kind.__name__}") from None
+    if spec.cutoff_kind is int and value < 1:
+        raise InputError(f"measure {text!r}: cutoff {raw} out of range (>= 1)")
+    if spec.cutoff_kind is float and not 0 <= value <= 1:
+        raise InputError(f"measure {text!r}: recall level {raw} out of range ([0, 1])")
+    return value

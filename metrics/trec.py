@@ -1,0 +1,217 @@
+"""Reading TREC qrels and runs, exactly and fast.
+
+qrels lines are ``topic iter docno grade``; run lines are ``topic Q0 docno rank score tag``;
+fields are separated by white space and files may be gzip-compressed. The rank column and the
+order of lines are ignored: ranking order is decided later, from the scores (see
+:mod:`metrics.rankings`).
+
+The fast path hands the bytes to pyarrow's CSV reader (single-space separated files, the
+common case) or to pandas' C parser (any other white space). Whenever either of them refuses
+the file or the parsed values fail a check, the file is scanned once more line by line, only to
+name the first offending line: an error costs time, a good file does not.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+
+class InputError(ValueError):
+    """Bad input: the message is one line naming the file, line, key or measure at fault."""
+
+
+@dataclass(frozen=True)
+class Qrels:
+    """Relevance judgments as flat parallel arrays (one entry per judged document)."""
+
+    topic: np.ndarray  # object array of str
+    docno: np.ndarray  # object array of str
+    grade: np.ndarray  # float64; negative means "in the pool but not judged" (trec_eval)
+    source: str = "<qrels>"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One system's retrieved documents as flat parallel arrays, in file order."""
+
+    name: str
+    topic: np.ndarray  # object array of str
+    docno: np.ndarray  # object array of str
+    score: np.ndarray  # float64
+    source: str = "<run>"
+
+
+_QRELS = ("qrels", 4, 3, "grade", "topic iter docno grade")
+_RUN = ("run", 6, 4, "score", "topic Q0 docno rank score tag")
+
+
+def run_name(path: str | os.PathLike) -> str:
+    """The run's name: its file name without directory and extension (``.gz`` included)."""
+    base = os.path.basename(os.fspath(path))
+    if base.endswith(".gz"):
+        base = base[:-3]
+    stem, _ = os.path.splitext(base)
+    return stem or base
+
+
+def read_qrels(path: str | os.PathLike) -> Qrels:
+    """Read a TREC qrels file (plain or .gz).
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "q.txt"
+    >>> _ = p.write_text("1 0 d1 2\\n1 0 d2 0\\n")
+    >>> read_qrels(p).grade.tolist()
+    [2.0, 0.0]
+    """
+    topic, docno, grade = _read_table(os.fspath(path), _QRELS)
+    return Qrels(topic, docno, grade, os.fspath(path))
+
+
+def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
+    """Read a TREC run file (plain or .gz); the name defaults to :func:`run_name`."""
+    topic, docno, score = _read_table(os.fspath(path), _RUN)
+    return Run(name or run_name(path), topic, docno, score, os.fspath(path))
+
+
+def qrels_from_dict(judgments: Mapping[str, Mapping[str, float]], source: str = "<qrels>") -> Qrels:
+    """Qrels from ``{topic: {docno: grade}}``, the form pytrec_eval and ir_measures accept."""
+    topic, docno, grade = _flatten(judgments, source, "grade")
+    return Qrels(topic, docno, grade, source)
+
+
+def run_from_dict(name: str, scores: Mapping[str, Mapping[str, float]]) -> Run:
+    """A run from ``{topic: {docno: score}}``."""
+    topic, docno, score = _flatten(scores, name, "score")
+    return Run(name, topic, docno, score, name)
+
+
+def _flatten(nested, source, what):
+    if not isinstance(nested, Mapping):
+        raise InputError(f"{source}: expected a dict of dicts {{topic: {{docno: {what}}}}}")
+    topics, docnos, values = [], [], []
+    for t, docs in nested.items():
+        if not isinstance(docs, Mapping):
+            raise InputError(f"{source}: topic {t}: expected a dict {{docno: {what}}}")
+        for d, v in docs.items():
+            try:
+                v = float(v)
+            except (TypeError, ValueError):
+                raise InputError(f"{source}: topic {t} document {d}: {what} {v!r} is not a number") from None
+            if not math.isfinite(v):
+                raise InputError(f"{source}: topic {t} document {d}: {what} {v!r} is not finite")
+            topics.append(str(t))
+            docnos.append(str(d))
+            values.append(v)
+    if not values:
+        raise InputError(f"{source}: empty")
+    return (np.array(topics, dtype=object), np.array(docnos, dtype=object),
+            np.array(values, dtype=np.float64))
+
+
+def _load_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise InputError(f"{path}: broken gzip data: {exc}") from None
+    return data
+
+
+def _read_table(path: str, layout):
+    kind, ncols, value_col, value_name, fields = layout
+    data = _load_bytes(path)
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise InputError(f"{path}:{line}: binary data, not a TREC {kind} file")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"{path}:{line}: not UTF-8 text, not a TREC {kind} file") from None
+    if not data.strip():
+        raise InputError(f"{path}: empty {kind} file")
+    try:
+        topic, docno, value = _parse_fast(data, ncols, value_col)
+        ok = bool(np.isfinite(value).all()) and not _has_duplicates(topic, docno)
+    except Exception:  # any refusal by the fast parsers is diagnosed below
+        ok = False
+    if ok:
+        return topic, docno, value
+    raise InputError(_diagnose(path, data, ncols, value_col, value_name, fields))
+
+
+def _parse_fast(data: bytes, ncols: int, value_col: int):
+    names = [f"c{i}" for i in range(ncols)]
+    if b"\t" not in data and b"\r" not in data:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
+        table = pcsv.read_csv(
+            io.BytesIO(data),
+            read_options=pcsv.ReadOptions(column_names=names),
+            parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False),
+            convert_options=pcsv.ConvertOptions(
+                include_columns=["c0", "c2", f"c{value_col}"],
+                column_types={"c0": pa.string(), "c2": pa.string(), f"c{value_col}": pa.float64()},
+                strings_can_be_null=False,
+            ),
+        )
+        columns = [table.column(c).to_numpy() for c in ("c0", "c2", f"c{value_col}")]
+    else:
+        import pandas as pd
+
+        frame = pd.read_csv(
+            io.BytesIO(data), sep=r"\s+", header=None, names=names, usecols=[0, 2, value_col],
+            dtype={0: object, 2: object, value_col: np.float64}, engine="c", na_filter=False,
+            quoting=3,
+        )
+        columns = [frame[i].to_numpy() for i in (0, 2, value_col)]
+    topic, docno, value = columns
+    return topic.astype(object), docno.astype(object), np.asarray(value, dtype=np.float64)
+
+
+def _has_duplicates(topic: np.ndarray, docno: np.ndarray) -> bool:
+    import pandas as pd
+
+    return bool(pd.MultiIndex.from_arrays([topic, docno]).has_duplicates)
+
+
+def _diagnose(path, data: bytes, ncols, value_col, value_name, fields) -> str:
+    """Scan line by line for the first problem; only runs once the fast path refused."""
+    seen: dict[tuple[str, str], int] = {}
+    for lineno, raw in enumerate(data.decode("utf-8").split("\n"), 1):
+        parts = raw.split()
+        if not parts:
+            continue
+        if len(parts) != ncols:
+            return f"{path}:{lineno}: expected {ncols} fields ({fields}), found {len(parts)}"
+        text = parts[value_col]
+        try:
+            value = float(text)
+        except ValueError:
+            return f"{path}:{lineno}: {value_name} {text!r} is not a number"
+        if not math.isfinite(value):
+            return f"{path}:{lineno}: {value_name} {text!r} is not a finite number"
+        key = (parts[0], parts[2])
+        if key in seen:
+            return (f"{path}:{lineno}: document {parts[2]} appears twice for topic {parts[0]}"
+                    f" (first at line {seen[key]})")
+        seen[key] = lineno
+    return f"{path}: cannot be parsed as a TREC file ({fields})"

@@ -1,0 +1,68 @@
+"""What a closed form sees: the rankings cut at a depth k, and per-topic facts from the qrels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from metrics.rankings import Rankings
+
+
+@dataclass(frozen=True)
+class Score:
+    """A measure's per-(run, topic) values; NaN marks an undefined value (e.g. R = 0).
+
+    ``residual`` is the width of the interval left by unjudged documents and the unknown tail
+    (RBP); ``num``/``den`` are the per-topic parts of a ratio, for micro-averaging.
+    """
+
+    value: np.ndarray
+    residual: np.ndarray | None = None
+    num: np.ndarray | None = None
+    den: np.ndarray | None = None
+
+
+class View:
+    """Rankings seen to depth ``k`` (``None``: the whole ranking), padded with zeros to width k.
+
+    ``grade``, ``judged`` and ``retrieved`` have shape (S, T, k); ``ideal`` and ``n_judged`` are
+    per topic and broadcast against (S, T).
+    """
+
+    def __init__(self, rankings: Rankings, k: int | None = None):
+        self.rankings = rankings
+        D = rankings.depth
+        self.k = D if k is None else int(k)
+        self.length = np.minimum(rankings.length, self.k)  # documents seen: min(n, k)
+        width = min(D, self.k)
+        pad = ((0, 0), (0, 0), (0, self.k - width))
+        self.grade = np.pad(rankings.grade[:, :, :width], pad)
+        self.judged = np.pad(rankings.judged[:, :, :width], pad)
+        self.ideal = rankings.ideal
+        self.n_judged = rankings.n_judged
+        self.max_grade = rankings.max_grade
+
+    @cached_property
+    def ranks(self) -> np.ndarray:
+        """1..k as float64, shape (k,)."""
+        return np.arange(1, self.k + 1, dtype=np.float64)
+
+    @cached_property
+    def retrieved(self) -> np.ndarray:
+        """(S, T, k) bool: a document stands at this rank."""
+        return np.arange(self.k) < self.length[..., None]
+
+    def relevant(self, rel: float) -> np.ndarray:
+        """(S, T, k) 0/1 float: judged grade >= rel."""
+        return (self.grade >= rel).astype(np.float64)
+
+    def R(self, rel: float) -> np.ndarray:
+        """(T,) number of documents judged with grade >= rel."""
+        return (self.ideal >= rel).sum(axis=1).astype(np.float64)
+
+    def scaled(self, max_rel: float | None) -> np.ndarray:
+        """(S, T, k) gains min(grade / max_rel, 1) (max_rel defaults to the qrels' largest grade)."""
+        top = self.max_grade if max_rel is None else max_rel
+        return np.minimum(self.grade / top, 1.0) if top > 0 else np.zeros_like(self.grade)
