@@ -30,7 +30,7 @@ def _first_rank(b: np.ndarray, nth: int = 1) -> np.ndarray:
 
 
 def _log2_discount(k: int) -> np.ndarray:
-    return 1.0 / np.log2(np.arange(2, k + 2, dtype=np.float64))
+    return discount(np.arange(1, k + 1))
 
 
 def _precisions(b: np.ndarray) -> np.ndarray:
@@ -160,16 +160,20 @@ def sn_ap(v: View, rel: float) -> Score:
 
 
 def interpolated_precision(v: View, rel: float, level: float) -> np.ndarray:
-    """Interpolated precision at a recall level: max Prec@i over ranks i with recall >= level."""
+    """Interpolated precision at a recall level: max Prec@i over the relevant ranks i at or past
+    the c-th relevant document, c = floor(level * R + 0.9) computed in float64 as trec_eval does
+    (so c = ceil(level * R) but for rounding: 0.7 * 3 + 0.9 < 3 gives c = 2)."""
     b = v.relevant(rel)
-    R = np.broadcast_to(v.R(rel)[:, None], b.shape[:-1])[..., None]
-    reached = (np.cumsum(b, axis=-1) / np.where(R > 0, R, 1) >= level) & (b > 0) & (R > 0)
+    R = np.broadcast_to(v.R(rel), b.shape[:-1])[..., None]
+    needed = np.floor(level * R + 0.9)
+    reached = (np.cumsum(b, axis=-1) >= needed) & (b > 0) & (R > 0)
     return np.where(reached, _precisions(b), 0.0).max(axis=-1, initial=0.0)
 
 
 def iprec(v: View, rel: float, level: float) -> Score:
     """IPrec@r = max{Prec@i : recall at i >= r} (0 if recall r is never reached).
 
+    "Recall r reached" is trec_eval's: at least floor(r R + 0.9) relevant documents (float64).
     Reference: trec_eval ``iprec_at_recall_r``.
 
     >>> round(score("IPrec@0.5", [0, 1, 1, 0], R=2), 4)
@@ -281,11 +285,11 @@ def _gains(v: View, dcg: str) -> np.ndarray:
     return v.grade if dcg == "log2" else np.exp2(v.grade) - 1.0
 
 
-def _discount(k: int, b: int | None) -> np.ndarray:
-    """1/log2(i+1), or Järvelin-Kekäläinen's 1 up to rank b and 1/log_b(i) after."""
+def discount(rank, b: int | None = None) -> np.ndarray:
+    """w_i = 1/log2(i + 1), or Järvelin-Kekäläinen's 1 up to rank b and 1/log_b(i) after."""
+    i = np.asarray(rank, dtype=np.float64)
     if b is None:
-        return _log2_discount(k)
-    i = np.arange(1, k + 1, dtype=np.float64)
+        return 1.0 / np.log2(i + 1)
     return np.where(i <= b, 1.0, np.log(b) / np.log(np.maximum(i, 2)))
 
 
@@ -299,7 +303,7 @@ def dcg(v: View, dcg: str, b: int | None) -> Score:
     >>> round(score("DCG(b=2)@3", [3, 2, 3]), 2)
     6.89
     """
-    return Score((_gains(v, dcg) * _discount(v.k, b)).sum(axis=-1))
+    return Score((_gains(v, dcg) * discount(np.arange(1, v.k + 1), b)).sum(axis=-1))
 
 
 def ndcg(v: View, dcg: str) -> Score:
@@ -314,7 +318,7 @@ def ndcg(v: View, dcg: str) -> Score:
     gains = _gains(v, dcg)
     actual = (gains * _log2_discount(v.k)).sum(axis=-1)
     ideal = v.ideal if dcg == "log2" else np.exp2(v.ideal) - 1.0
-    width = ideal.shape[1] if v.k == v.rankings.depth else min(v.k, ideal.shape[1])
+    width = ideal.shape[1] if v.cutoff is None else min(v.k, ideal.shape[1])
     ideal_dcg = (ideal[:, :width] * _log2_discount(width)).sum(axis=-1)
     return Score(_div(actual, ideal_dcg))
 
@@ -403,6 +407,50 @@ def err(v: View, max_rel: float) -> Score:
     sat = (np.exp2(v.grade) - 1.0) / 2.0 ** max_rel
     before = np.cumprod(np.concatenate([np.ones(sat.shape[:-1] + (1,)), 1 - sat[..., :-1]], axis=-1), axis=-1)
     return Score((sat * before / v.ranks).sum(axis=-1))
+
+
+CWL_DEPTH = 1000  # cwl_eval's max_depth: C/W/L weights are renormalised over ranks 1..1000
+
+
+def cwl_continuation(name: str, i, g, seen, T: float = 3.0, p: float = 0.8, k: int | None = None):
+    """C/W/L continuation probability C_i of the INST/INSQ/NERR family at rank(s) ``i``, given
+    gains ``g`` at i and ``seen`` = sum of gains at ranks 1..i.
+
+    INST: ((i + T + T_i - 1)/(i + T + T_i))^2 with T_i = T - seen; INSQ: ((i + 2T - 1)/(i + 2T))^2;
+    NERR8: 1 - g_i; NERR9: i/(i+1) (1 - g_i); NERR10: p (1 - g_i); NERR11: INSQ's C_i (1 - g_i);
+    NERR8 and NERR9 are 0 from rank k on. Reference: Moffat, Bailey, Scholer & Thomas (2017) for
+    INST; Azzopardi, Mackenzie & Moffat (ICTIR 2021), Eqs. 8-11, for NERR.
+    """
+    i = np.asarray(i, dtype=np.float64)
+    if name == "INST":
+        t = i + T + (T - seen)
+        return ((t - 1) / t) ** 2
+    insq = ((i + 2 * T - 1) / (i + 2 * T)) ** 2
+    c = {"INSQ": insq + 0 * g, "NERR8": 1 - g, "NERR9": i / (i + 1) * (1 - g),
+         "NERR10": p * (1 - g), "NERR11": insq * (1 - g)}[name]
+    if k is not None:
+        c = np.where(i < k, c, 0.0)
+    return c
+
+
+def cwl_rate(v: View, family: str, max_rel: float | None, T: float = 3.0, p: float = 0.8,
+             cutoff: int | None = None) -> Score:
+    """C/W/L expected rate of gain EU = sum_i W_i r_i, W_i = V_i / sum_j V_j,
+    V_i = prod_{j<i} C_j over ranks 1..1000 (cwl_eval's max_depth; nothing is met below the
+    ranking); r_i = grade / max_rel. C_i from :func:`cwl_continuation`.
+
+    User: reads on from rank i with probability C_i; EU is the expected rate of gain E[G]/E[N].
+    Reference: Moffat, Bailey, Scholer & Thomas (2017); Azzopardi, Mackenzie & Moffat (2021).
+
+    >>> round(score("NERR10(p=0.5)", [1, 0]), 4)  # C_1 = 0: one document read, gain 1
+    1.0
+    """
+    g = v.scaled(max_rel)[..., :CWL_DEPTH]
+    g = np.pad(g, ((0, 0), (0, 0), (0, CWL_DEPTH - g.shape[-1])))
+    i = np.arange(1, CWL_DEPTH + 1)
+    c = cwl_continuation(family, i, g, np.cumsum(g, axis=-1), T=T, p=p, k=cutoff)
+    reach = np.cumprod(np.concatenate([np.ones(c.shape[:-1] + (1,)), c[..., :-1]], axis=-1), axis=-1)
+    return Score((reach * g).sum(axis=-1) / reach.sum(axis=-1))
 
 
 def rbo(v: View, p: float, extrapolate: bool) -> Score:

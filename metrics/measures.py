@@ -59,6 +59,7 @@ _MAX_REL = Param("max_rel", float, None, "grade mapped to gain 1 (default: the q
                  lambda x: x > 0, "> 0", optional=True)
 _DCG = Param("dcg", str, "log2", "'log2': gain g (trec_eval); 'exp-log2': gain 2^g - 1",
              lambda x: x in ("log2", "exp-log2"), "'log2' or 'exp-log2'")
+_T = Param("T", float, 3.0, "expected number of relevant documents wanted", lambda x: x > 0, "> 0")
 _BETA = Param("beta", float, 1.0, "weight of recall against precision", lambda x: x > 0, "> 0")
 _P = Param("p", float, 0.8, "persistence: probability of reading on", lambda x: 0 <= x < 1, "in [0, 1)")
 
@@ -141,6 +142,23 @@ MEASURES: dict[str, MeasureSpec] = {s.name: s for s in [
                                       lambda x: x > 0, "> 0"),), "optional",
                 "stops satisfied at rank i with probability (2^g_i - 1)/2^max_rel",
                 "Chapelle et al. 2009; gdeval"),
+    *[MeasureSpec(name, cf.cwl_rate, params, cutoff,
+                  f"C/W/L user reading on with probability {rule}", citation, passes_cutoff=True,
+                  extra={"family": name})
+      for name, params, cutoff, rule, citation in [
+          ("INST", (_T, _MAX_REL), "none", "((i+T+T_i-1)/(i+T+T_i))^2, T_i = T - gain so far",
+           "Moffat, Bailey, Scholer & Thomas 2017"),
+          ("INSQ", (_T, _MAX_REL), "none", "((i+2T-1)/(i+2T))^2",
+           "Moffat, Bailey, Scholer & Thomas 2017"),
+          ("NERR8", (_MAX_REL,), "required", "1 - r_i up to rank k (Eq. 8)",
+           "Azzopardi, Mackenzie & Moffat 2021"),
+          ("NERR9", (_MAX_REL,), "required", "i/(i+1) (1 - r_i) up to rank k (Eq. 9)",
+           "Azzopardi, Mackenzie & Moffat 2021"),
+          ("NERR10", (_persistence("p", "patience phi"), _MAX_REL), "none", "phi (1 - r_i) (Eq. 10)",
+           "Azzopardi, Mackenzie & Moffat 2021"),
+          ("NERR11", (_T, _MAX_REL), "none", "((i+2T-1)/(i+2T))^2 (1 - r_i) (Eq. 11)",
+           "Azzopardi, Mackenzie & Moffat 2021"),
+      ]],
     MeasureSpec("RBO", cf.rbo, (_persistence("p", "persistence of the comparison"),), "optional",
                 "compares each run's ranking with the first run's", "Webber, Moffat & Zobel 2010",
                 between_runs=True, extra={"extrapolate": False}),

@@ -1,0 +1,44 @@
+"""AP: Robertson's user, who looks for a random number of relevant documents."""
+
+import numpy as np
+
+from usermodels.base import Branch, BrowsingModel
+
+
+class RobertsonAP(BrowsingModel):
+    """Draws a target s ~ U{1..R}, reads until the s-th relevant document and stops there.
+
+    The state is the number of relevant documents still to find. Every relevant document read
+    is a gain of 1, so a user who stops at rank i has G/N = s/i = Prec@i and
+    E[G/N] = (1/R) sum_i b_i Prec@i = AP. A target beyond the ranking (or beyond the cutoff k:
+    only the top k count) is never met: the user reads for ever and G/N = 0. R = 0: undefined.
+    Reference: Robertson (2008), "A new interpretation of average precision"; Moffat (2013).
+
+    Example: b = 1, 0, 1 with R = 2: s = 1 stops at rank 1 (1/1), s = 2 at rank 3 (2/3):
+    E[G/N] = (1 + 2/3)/2 = 0.8333.
+    """
+
+    measure_name = "AP"
+    aggregation = "mean_rate"
+    rule = "draws a target s ~ U{1..R}, reads to the s-th relevant document (for ever if it is never met)"
+    citation = "Robertson 2008"
+
+    def gains(self, grade, view):
+        return (grade >= self.rel).astype(float)
+
+    def n_states(self, view):
+        return int(view.R(self.rel).max(initial=0)) + 1
+
+    def initial(self, view):
+        R = np.broadcast_to(view.R(self.rel), view.length.shape)
+        s = np.arange(self.n_states(view))
+        inside = (s >= 1) & (s <= R[..., None])
+        return np.where(inside, 1.0 / np.maximum(R[..., None], 1), 0.0)
+
+    def step(self, state, at):
+        relevant = at.gain > 0
+        left = np.where(relevant, state - 1, state)
+        return [Branch(1.0, at.gain, left > 0, np.maximum(left, 0))]
+
+    def absorbed(self, state, rank):
+        return True

@@ -1,0 +1,105 @@
+"""What a browsing model is.
+
+A browsing model is a stochastic automaton that reads a ranking's gain vector top-down. It has a
+finite set of states (integers 0..K-1) with an initial distribution that may depend on the topic
+(Robertson's target s ~ U{1..R}). At rank i the user inspects the document (depth N += 1) and
+then, from (state, rank, gain), one of a few *branches* happens: with probability ``prob`` the
+user accrues ``gain``, and continues to rank i + 1 in state ``state`` or stops.
+
+Models are written with array semantics: ``step`` receives a state array of any shape and gains
+that broadcast against it, so the exact evaluator (:mod:`usermodels.exact`, arrays of states
+per topic) and the simulators (arrays of users) run the very same definition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from metrics.measures import Measure, parse_measure
+from metrics.view import View
+
+
+@dataclass
+class Branch:
+    """One outcome of a step: probability, gain accrued, continue?, next state (None: same)."""
+
+    prob: np.ndarray | float
+    gain: np.ndarray | float
+    cont: np.ndarray | bool
+    state: np.ndarray | int | None = None
+
+
+@dataclass
+class At:
+    """What the user meets at a rank: the ``gain`` of the document there; ``seen``, the gains of
+    ranks 1..rank summed, and ``best``, the largest gain of ranks 1..rank-1 (deterministic
+    summaries of the ranking's prefix, used by C/W/L models and HIT)."""
+
+    rank: int
+    gain: np.ndarray
+    seen: np.ndarray
+    best: np.ndarray
+
+
+class BrowsingModel:
+    """Base class: subclasses set the class attributes and override ``step`` (and, as needed,
+    ``gains``, ``n_states``, ``initial`` and ``absorbed``).
+
+    Class attributes: ``measure_name`` (the closed-form measure of the same name in
+    :mod:`metrics`), ``aggregation`` (which expectation equals it: ``rate`` = E[G]/E[N],
+    ``mean_rate`` = E[G/N], ``total`` = E[G]), ``rule`` (the browsing rule in one sentence),
+    ``citation``, and ``normalised`` (the value is divided by the same expectation on the
+    topic's ideal ranking, as nDCG).
+    """
+
+    measure_name: ClassVar[str]
+    aggregation: ClassVar[str]
+    rule: ClassVar[str]
+    citation: ClassVar[str]
+    normalised: ClassVar[bool] = False
+    horizon: ClassVar[int] = 10_000  # users still reading here stop (C/W/L: max_depth)
+
+    def __init__(self, measure: Measure | str):
+        self.measure = parse_measure(measure) if isinstance(measure, str) else measure
+        self.k = self.measure.depth
+        for name, value in self.measure.params.items():
+            setattr(self, name, value)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.measure.text!r})"
+
+    # -- the model ------------------------------------------------------------------------
+    def gains(self, grade: np.ndarray, view: View) -> np.ndarray:
+        """The model's gain of a document of each grade (default: grade / max grade in [0, 1])."""
+        top = getattr(self, "max_rel", None) or view.max_grade
+        return np.minimum(grade / top, 1.0) if top > 0 else np.zeros_like(grade)
+
+    def n_states(self, view: View) -> int:
+        return 1
+
+    def initial(self, view: View) -> np.ndarray:
+        """(S, T, K) probabilities of the starting states; a topic with no mass is undefined."""
+        p = np.zeros(view.length.shape + (self.n_states(view),))
+        p[..., 0] = 1.0
+        return p
+
+    def step(self, state: np.ndarray, at: At) -> list[Branch]:
+        raise NotImplementedError
+
+    def absorbed(self, state: np.ndarray, rank: int) -> np.ndarray | bool:
+        """True for states that, from this rank on in a tail of zero gain, never stop (the
+        user reads for ever: N is infinite, G/N is 0). Default: none."""
+        return False
+
+    # -- helpers for subclasses ------------------------------------------------------------
+    def before_cutoff(self, rank: int) -> bool:
+        """Whether a user at this rank may read on under the measure's cutoff k."""
+        return self.k is None or rank < self.k
+
+
+def geometric(p, gain, state=None) -> list[Branch]:
+    """Read on with probability p, stop otherwise; the document's gain is accrued either way."""
+    return [Branch(p, gain, True, state), Branch(1 - np.asarray(p, dtype=float), gain, False, state)]

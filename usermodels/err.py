@@ -1,0 +1,31 @@
+"""ERR: the cascade user who stops once satisfied."""
+
+import numpy as np
+
+from usermodels.base import Branch, BrowsingModel
+
+
+class ERR(BrowsingModel):
+    """At rank i is satisfied with probability R_i = (2^g_i - 1)/2^max_rel and stops (gain 1);
+    otherwise reads on, up to rank k.
+
+    E[G/N] = E[satisfied/N] = sum_i (1/i) R_i prod_{j<i}(1 - R_j) = ERR@k. The C/W/L rate of the
+    same cascade, E[G]/E[N], is a different number (NERR, Azzopardi et al. 2021, Eq. 8).
+    Reference: Chapelle, Metzler, Zhang & Grinspan (2009).
+
+    Example: grades 4, 0 with max_rel 4: R_1 = 15/16; ERR = 15/16 = 0.9375.
+    """
+
+    measure_name = "ERR"
+    aggregation = "mean_rate"
+    rule = "satisfied at rank i with probability (2^g-1)/2^max_rel, then stops"
+    citation = "Chapelle et al. 2009"
+
+    def gains(self, grade, view):
+        return (np.exp2(grade) - 1.0) / 2.0 ** self.max_rel
+
+    def step(self, state, at):
+        return [Branch(at.gain, 1.0, False), Branch(1 - at.gain, 0.0, self.before_cutoff(at.rank))]
+
+    def absorbed(self, state, rank):
+        return self.k is None
