@@ -1,0 +1,142 @@
+"""The three-way agreement check: closed form, exact expectation, simulated users."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+from metrics.evaluate import compute, load_qrels, load_runs
+from metrics.measures import parse_measure
+from metrics.rankings import build_rankings
+from metrics.trec import InputError
+from metrics.view import View
+from simulate import agents, vector
+from simulate.estimators import Moments
+from simulate.ranking import BLOCK, block_rng, rankings_for, stream
+from usermodels import CONVENTIONS, exact, model_for
+
+ENGINES = {"vector": vector.sessions, "agent": agents.sessions}
+
+
+def simulate_ranking(model, ranking, users: int, task: np.random.SeedSequence, engine: str = "vector",
+                     target_stderr: float | None = None, max_users: int = 10_000_000) -> Moments:
+    """Moments of simulated sessions on one ranking, in blocks of BLOCK users with their own
+    streams: ``users`` sessions, or with ``target_stderr`` as many blocks as it takes (at most
+    ``max_users``) for the model's aggregation to reach that standard error."""
+    run_sessions = ENGINES[engine]
+    moments = Moments()
+    limit = max_users if target_stderr is not None else users
+    block = 0
+    while moments.users < limit:
+        n = min(BLOCK, limit - moments.users)
+        G, N, cost = run_sessions(model, ranking, n, block_rng(task, block))
+        moments.add(G, N, cost)
+        block += 1
+        if target_stderr is not None:
+            se = moments.estimate(model.aggregation)[1]
+            if moments.users >= 2 * BLOCK and np.isfinite(se) and se <= target_stderr:
+                break
+    return moments
+
+
+def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed: int = 0,
+             engine: str = "vector", per_topic: bool = False, convention: str = "unknown",
+             topics: str = "qrels", target_stderr: float | None = None,
+             max_users: int = 10_000_000, progress: bool = False) -> list[dict]:
+    """Closed form, exact expectation and simulation side by side; a list of flat records
+    ``{"run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr",
+    "z", "users"}``, one per (run, topic) with ``per_topic`` and one per (run, measure) with
+    topic ``"all"`` (means over topics; the stderr of a mean of independent estimates).
+    ``users=0`` skips sampling. z = (estimate - exact) / stderr, null where stderr is 0.
+    Undefined values (R = 0) are null and left out of means."""
+    if engine not in ENGINES:
+        raise InputError(f"engine: expected one of {', '.join(ENGINES)}, not {engine!r}")
+    if convention not in CONVENTIONS:
+        raise InputError(f"convention: expected one of {', '.join(CONVENTIONS)}, not {convention!r}")
+    if users < 0:
+        raise InputError(f"users: must be >= 0, not {users}")
+    parsed = [parse_measure(m) for m in measures]
+    models = [model_for(m) for m in parsed]
+    rankings = build_rankings(load_qrels(qrels), load_runs(runs), topics)
+    closed = compute(rankings, parsed)
+    records = []
+    work = [(m, model, cf) for m, model, cf in zip(parsed, models, closed)]
+    bar = _progress(len(work) * int(rankings.present.sum()), progress and (users > 0 or target_stderr))
+    for m, model, cf in work:
+        ex = exact(model, rankings, convention)
+        rows = rankings_for(model, View(rankings, model.k), convention) if users or target_stderr else {}
+        ideal = _normaliser(model, rankings, convention)
+        for s, run in enumerate(rankings.runs):
+            topic_records = []
+            for t in np.flatnonzero(rankings.present[s]):
+                est = se = None
+                n = 0
+                if (users or target_stderr) and np.isfinite(ex.value[s, t]):
+                    task = stream(seed, run, str(rankings.topics[t]), m.text)
+                    mom = simulate_ranking(model, rows[s, t], users, task, engine, target_stderr, max_users)
+                    est, se = mom.estimate(model.aggregation)
+                    if model.normalised:
+                        est, se = est / ideal[t], se / ideal[t]
+                    n = mom.users
+                    bar.update(1)
+                topic_records.append(_record(run, rankings.topics[t], m.text, model.aggregation,
+                                             cf.value[s, t], ex.value[s, t], est, se, n))
+            if per_topic:
+                records += topic_records
+            records.append(_mean_record(run, m.text, model.aggregation, topic_records))
+    bar.close()
+    return records
+
+
+def _normaliser(model, rankings, convention):
+    """The exact expectation on each topic's ideal ranking (the nDCG denominator), or None."""
+    if not model.normalised:
+        return None
+    from usermodels.exact import _ideal_propagation
+
+    return _ideal_propagation(model, rankings, convention, model.horizon, 1e-15)[model.aggregation][0]
+
+
+def _num(x):
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def _record(run, topic, measure, aggregation, closed_form, exact_value, estimate, stderr, users) -> dict:
+    z = None
+    if estimate is not None and stderr is not None and stderr > 0 and np.isfinite(exact_value):
+        z = float((estimate - exact_value) / stderr)
+    return {"run": run, "topic": str(topic), "measure": measure, "aggregation": aggregation,
+            "closed_form": _num(closed_form), "exact": _num(exact_value), "estimate": _num(estimate),
+            "stderr": _num(stderr), "z": z, "users": int(users)}
+
+
+def _mean_record(run, measure, aggregation, topic_records) -> dict:
+    defined = [r for r in topic_records if r["exact"] is not None]
+    mean = lambda key: float(np.mean([r[key] for r in defined])) if defined else None  # noqa: E731
+    sampled = [r for r in defined if r["estimate"] is not None]
+    est = se = None
+    if sampled and len(sampled) == len(defined):
+        est = mean("estimate")
+        se = float(np.sqrt(sum(r["stderr"] ** 2 for r in sampled))) / len(sampled)
+    return _record(run, "all", measure, aggregation, mean("closed_form"), mean("exact") if defined else np.nan,
+                   est, se, sum(r["users"] for r in topic_records))
+
+
+class _NoBar:
+    def update(self, n):
+        pass
+
+    def close(self):
+        pass
+
+
+def _progress(total: int, wanted: bool):
+    """A tqdm bar on stderr when asked for and stderr is a terminal."""
+    import sys
+
+    if not wanted or not sys.stderr.isatty():
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="ranking", file=sys.stderr, leave=False)
