@@ -36,18 +36,80 @@ def _eval_parser(sub) -> None:
     p.set_defaults(handler=_cmd_eval)
 
 
+def _simulate_parser(sub) -> None:
+    p = sub.add_parser("simulate", help="closed form vs exact browsing model vs simulated users",
+                       description="For every measure: its closed form, the exact expectation of its "
+                                   "browsing model, and simulated users with a standard error and z-score.")
+    p.add_argument("qrels")
+    p.add_argument("runs", nargs="+", metavar="run")
+    p.add_argument("-m", "--measure", action="append", required=True, dest="measures")
+    p.add_argument("--users", type=int, default=10_000,
+                   help="simulated users per (run, topic, measure); 0: closed form and exact only")
+    p.add_argument("--target-stderr", type=float, default=None,
+                   help="simulate until the standard error is this small (instead of --users)")
+    p.add_argument("--max-users", type=int, default=10_000_000, help="cap for --target-stderr")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--engine", choices=["vector", "agent"], default="vector")
+    p.add_argument("--convention", choices=["unknown", "nonrelevant", "stop"], default="unknown",
+                   help="what a user meets beyond the ranking (default: unknown, valued as non-relevant)")
+    p.add_argument("--per-topic", action="store_true")
+    p.add_argument("--topics", choices=["qrels", "intersection"], default="qrels")
+    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.set_defaults(handler=_cmd_simulate)
+
+
+def _models_parser(sub) -> None:
+    p = sub.add_parser("models", help="list the browsing models")
+    p.set_defaults(handler=_cmd_models)
+
+
 def _measures_parser(sub) -> None:
     p = sub.add_parser("measures", help="list the closed-form measures and their parameters")
     p.set_defaults(handler=_cmd_measures)
 
 
 def _cmd_eval(args) -> str:
-    from metrics import evaluate
+    from metrics import evaluate, load_qrels, load_runs, parse_measure
+    from metrics.trec import InputError
 
-    records = evaluate(args.qrels, args.runs, args.measures, per_topic=args.per_topic,
-                       topics=args.topics, undefined=args.undefined, average=args.average,
-                       float32_scores=args.float32_scores)
+    for m in args.measures:  # malformed measures are reported before the files are read
+        parse_measure(m)
+    qrels, runs = load_qrels(args.qrels), load_runs(args.runs)
+    options = dict(per_topic=args.per_topic, topics=args.topics, undefined=args.undefined,
+                   average=args.average, float32_scores=args.float32_scores)
+    try:
+        records = evaluate(qrels, runs, args.measures, **options)
+    except (MemoryError, OverflowError) as exc:  # a huge cutoff or parameter, e.g. P@100000000000
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+        for m in args.measures:  # name the measure at fault
+            try:
+                evaluate(qrels, runs, [m], **options)
+            except (MemoryError, OverflowError):
+                raise InputError(f"measure {m!r}: cutoff or parameter too large ({reason})") from None
+        raise InputError(f"too large to evaluate ({reason})") from None
     return _format_eval(records, args.format)
+
+
+def _cmd_simulate(args) -> str:
+    from simulate import simulate
+
+    records = simulate(args.qrels, args.runs, args.measures, users=args.users, seed=args.seed,
+                       engine=args.engine, per_topic=args.per_topic, convention=args.convention,
+                       topics=args.topics, target_stderr=args.target_stderr, max_users=args.max_users,
+                       progress=True)
+    return _format_records(records, args.format, SIMULATE_FIELDS)
+
+
+def _cmd_models(args) -> str:
+    from usermodels import MODELS
+
+    lines = []
+    from metrics import MEASURES
+
+    for name, cls in MODELS.items():
+        lines.append(f"{MEASURES[name].describe()}  [{cls.aggregation}]\n    user: {cls.rule}\n"
+                     f"    ref:  {cls.citation}")
+    return "\n".join(lines) + "\n"
 
 
 def _cmd_measures(args) -> str:
@@ -60,11 +122,24 @@ def _cmd_measures(args) -> str:
     return "\n".join(lines) + "\n"
 
 
+EVAL_FIELDS = ("run", "topic", "measure", "value", "residual")
+SIMULATE_FIELDS = ("run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate",
+                   "stderr", "z", "users")
+
+
 def _fmt(value) -> str:
-    return "null" if value is None else f"{value:.4f}"
+    if value is None:
+        return "null"
+    return f"{value:.4f}" if isinstance(value, float) else str(value)
 
 
-def _format_eval(records: list[dict], fmt: str) -> str:
+def _align(table: list[list[str]]) -> str:
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table) + "\n"
+
+
+def _format_records(records: list[dict], fmt: str, fields) -> str:
+    """json (a list of flat records), csv, or an aligned table of the fields."""
     if fmt == "json":
         import json
 
@@ -74,11 +149,17 @@ def _format_eval(records: list[dict], fmt: str) -> str:
         import io
 
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=["run", "topic", "measure", "value", "residual"],
-                                lineterminator="\n")
+        writer = csv.DictWriter(out, fieldnames=list(fields), lineterminator="\n")
         writer.writeheader()
-        writer.writerows({k: ("" if v is None else v) for k, v in r.items()} for r in records)
+        writer.writerows({k: ("" if r[k] is None else r[k]) for k in fields} for r in records)
         return out.getvalue()
+    return _align([list(fields)] + [[_fmt(r[k]) for k in fields] for r in records])
+
+
+def _format_eval(records: list[dict], fmt: str) -> str:
+    """As _format_records, plus trec_eval-like lines; the table has a column per measure."""
+    if fmt in ("json", "csv"):
+        return _format_records(records, fmt, EVAL_FIELDS)
     if fmt == "trec":
         runs = list(dict.fromkeys(r["run"] for r in records))
         lines = []
@@ -92,16 +173,16 @@ def _format_eval(records: list[dict], fmt: str) -> str:
     for r in records:
         cell = _fmt(r["value"]) + ("" if r["residual"] is None else f" +{r['residual']:.4f}")
         rows.setdefault((r["run"], r["topic"]), {})[r["measure"]] = cell
-    header = ["run", "topic"] + measures
-    table = [header] + [[run, topic] + [cells.get(m, "") for m in measures] for (run, topic), cells in rows.items()]
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table) + "\n"
+    return _align([["run", "topic"] + measures] +
+                  [[run, topic] + [cells.get(m, "") for m in measures] for (run, topic), cells in rows.items()])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="rpdi", description="Effectiveness metrics as explicit stochastic users.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _eval_parser(sub)
+    _simulate_parser(sub)
+    _models_parser(sub)
     _measures_parser(sub)
     args = parser.parse_args(argv)
     from metrics.trec import InputError
@@ -111,6 +192,14 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"rpdi {args.command}: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # never a traceback (set RPDI_DEBUG=1 to see one)
+        import os
+
+        if os.environ.get("RPDI_DEBUG"):
+            raise
+        reason = (str(exc).splitlines() or [""])[0]
+        print(f"rpdi {args.command}: internal error: {type(exc).__name__}: {reason}", file=sys.stderr)
+        return 1
     sys.stdout.write(text)
     return 0
 
