@@ -14,13 +14,16 @@ from simulate.ranking import Ranking, choose
 from usermodels.base import BrowsingModel
 
 
-def sessions(model: BrowsingModel, ranking: Ranking, users: int, rng: np.random.Generator,
-             cost=lambda rank: 1.0):
+def sessions(model: BrowsingModel, ranking: Ranking, users: int, rng: np.random.Generator):
     """Simulate ``users`` sessions as simpy processes: arrays G, N (inf if never stopping) and
-    the simulated time each session took (the sum of the costs of the documents read)."""
+    the simulated time each session took. A model with a time budget has each user draw
+    B ~ Exponential(ln 2 / halflife) at the start and stop once simulated time passes it."""
     env = simpy.Environment()
     cum = np.cumsum(ranking.start)
     starts = np.minimum(np.searchsorted(cum, rng.random(users) * cum[-1], side="right"), len(cum) - 1)
+    budgets = np.full(users, np.inf)
+    if model.halflife is not None:
+        budgets = rng.exponential(model.halflife / np.log(2), users)
     G = np.zeros(users)
     N = np.zeros(users)
     time = np.zeros(users)
@@ -36,12 +39,12 @@ def sessions(model: BrowsingModel, ranking: Ranking, users: int, rng: np.random.
             if i > ranking.length and bool(np.asarray(model.absorbed(state, i)).all()):
                 N[u] = np.inf
                 return
-            yield env.timeout(cost(i))
-            gain, cont, state = choose(model.step(state, at), rng.random(1), state)
+            gain, cont, state, spent = choose(model.step(state, at), rng.random(1), state)
             G[u] += gain[0]
             N[u] = i
+            yield env.timeout(spent[0])
             time[u] = env.now - began
-            if not cont[0] or ranking.ends_at(i):
+            if not cont[0] or ranking.ends_at(i) or env.now - began > budgets[u]:
                 return
 
     for u in range(users):

@@ -64,13 +64,14 @@ def block_rng(task: np.random.SeedSequence, block: int) -> np.random.Generator:
 
 
 def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray) -> tuple:
-    """Pick each user's branch by one uniform draw u: (gain, continue, next state)."""
+    """Pick each user's branch by one uniform draw u: (gain, continue, next state, time)."""
     shape = state.shape
     probs = np.stack([np.broadcast_to(np.asarray(b.prob, dtype=float), shape) for b in branches])
     j = np.minimum((u >= np.cumsum(probs, axis=0)).sum(axis=0), len(branches) - 1)
     pick = lambda xs: np.choose(j, [np.broadcast_to(np.asarray(x), shape) for x in xs])  # noqa: E731
     gain = pick([b.gain for b in branches]).astype(float)
     cont = pick([b.cont for b in branches]).astype(bool)
+    time = pick([b.time for b in branches]).astype(float)
     if all(b.state is None for b in branches):
-        return gain, cont, state
-    return gain, cont, pick([state if b.state is None else b.state for b in branches])
+        return gain, cont, state, time
+    return gain, cont, pick([state if b.state is None else b.state for b in branches]), time

@@ -19,10 +19,11 @@ from usermodels.rbp import RBP
 from usermodels.rbp2 import RBP2
 from usermodels.rr import ReciprocalRank
 from usermodels.rr2 import RR2
+from usermodels.tbg import TBG
 
 MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [
     Precision, ReciprocalRank, RobertsonAP, RBP, ERR, SDCG, DCG, NDCG, HIT, Success, RR2,
-    CautiousRR, RBP2, INST, INSQ, NERR8, NERR9, NERR10, NERR11,
+    CautiousRR, RBP2, INST, INSQ, NERR8, NERR9, NERR10, NERR11, TBG,
 ]}
 
 

@@ -24,12 +24,14 @@ from metrics.view import View
 
 @dataclass
 class Branch:
-    """One outcome of a step: probability, gain accrued, continue?, next state (None: same)."""
+    """One outcome of a step: probability, gain accrued, continue?, next state (None: same),
+    and the time the document took on this branch (the cost; one unit by default)."""
 
     prob: np.ndarray | float
     gain: np.ndarray | float
     cont: np.ndarray | bool
     state: np.ndarray | int | None = None
+    time: np.ndarray | float = 1.0
 
 
 @dataclass
@@ -52,7 +54,11 @@ class BrowsingModel:
     :mod:`metrics`), ``aggregation`` (which expectation equals it: ``rate`` = E[G]/E[N],
     ``mean_rate`` = E[G/N], ``total`` = E[G]), ``rule`` (the browsing rule in one sentence),
     ``citation``, and ``normalised`` (the value is divided by the same expectation on the
-    topic's ideal ranking, as nDCG).
+    topic's ideal ranking, as nDCG). With ``halflife`` set the user also has a time budget
+    B ~ Exponential(ln 2 / halflife) and stops once the time spent exceeds it: the agent engine
+    draws B and lets simulated time run out; the exact evaluator and the lockstep engine use
+    the equivalent memoryless rule (a continuing user survives a document of time t with
+    probability exp(-t ln 2 / halflife)).
     """
 
     measure_name: ClassVar[str]
@@ -61,6 +67,7 @@ class BrowsingModel:
     citation: ClassVar[str]
     normalised: ClassVar[bool] = False
     horizon: ClassVar[int] = 10_000  # users still reading here stop (C/W/L: max_depth)
+    halflife: ClassVar[float | None] = None  # a time budget B ~ Exponential(ln 2 / halflife)
 
     def __init__(self, measure: Measure | str):
         self.measure = parse_measure(measure) if isinstance(measure, str) else measure
@@ -95,6 +102,12 @@ class BrowsingModel:
         return False
 
     # -- helpers for subclasses ------------------------------------------------------------
+    def survival(self, time) -> np.ndarray | float:
+        """Probability that the time budget outlasts a further ``time`` (1 without a budget)."""
+        if self.halflife is None:
+            return 1.0
+        return np.exp(-np.asarray(time, dtype=float) * np.log(2) / self.halflife)
+
     def before_cutoff(self, rank: int) -> bool:
         """Whether a user at this rank may read on under the measure's cutoff k."""
         return self.k is None or rank < self.k

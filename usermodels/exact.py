@@ -100,6 +100,7 @@ def _propagate(model, view: View, gains, tail_gain, convention, horizon, tol) ->
     g_stop = np.zeros((S, T))  # E[G 1{stopped}]
     n_stop = np.zeros((S, T))  # E[N 1{stopped}]
     rate_stop = np.zeros((S, T))  # E[G/N 1{stopped}]
+    cost = np.zeros((S, T))  # E[time spent]
     never = np.zeros((S, T))
     g_never = np.zeros((S, T))
     seen = np.zeros((S, T, 1))
@@ -134,9 +135,16 @@ def _propagate(model, view: View, gains, tail_gain, convention, horizon, tol) ->
             p = np.broadcast_to(np.asarray(br.prob, dtype=float), m.shape)
             pm = m * p
             ph = (h + m * np.asarray(br.gain, dtype=float)) * p
+            cost += (pm * np.asarray(br.time, dtype=float)).sum(-1)
             cont = np.broadcast_to(np.asarray(br.cont, dtype=bool), m.shape) & ~last
             stop_mass += np.where(cont, 0.0, pm).sum(-1)
             stop_gain += np.where(cont, 0.0, ph).sum(-1)
+            survive = model.survival(br.time)
+            if model.halflife is not None:  # the budget ends some continuing sessions here
+                out = np.where(cont, 1.0 - survive, 0.0)
+                stop_mass += (pm * out).sum(-1)
+                stop_gain += (ph * out).sum(-1)
+                pm, ph = pm * survive, ph * survive
             if br.state is None:
                 m_next += np.where(cont, pm, 0.0)
                 h_next += np.where(cont, ph, 0.0)
@@ -154,7 +162,8 @@ def _propagate(model, view: View, gains, tail_gain, convention, horizon, tol) ->
     depth = np.where(never > 0, np.inf, n_stop)
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = np.where(depth > 0, total / depth, 0.0)
-    values = {"total": total, "depth": depth, "cost": depth, "rate": rate, "mean_rate": rate_stop}
+    values = {"total": total, "depth": depth, "cost": np.where(never > 0, np.inf, cost), "rate": rate,
+              "mean_rate": rate_stop}
     values = {k: np.where(defined, v, np.nan) for k, v in values.items()}
     return _Run(values, np.stack(reach, -1), np.stack(stops, -1), never)
 
