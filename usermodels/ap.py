@@ -8,8 +8,8 @@ from usermodels.base import Branch, BrowsingModel
 class RobertsonAP(BrowsingModel):
     """Draws a target s ~ U{1..R}, reads until the s-th relevant document and stops there.
 
-    The state is the number of relevant documents still to find. Every relevant document read
-    is a gain of 1, so a user who stops at rank i has G/N = s/i = Prec@i and
+    The state is the target s; ``seen`` (relevant documents read so far) tells when it is met.
+    Every relevant document read is a gain of 1, so a user who stops at rank i has G/N = s/i = Prec@i and
     E[G/N] = (1/R) sum_i b_i Prec@i = AP. A target beyond the ranking (or beyond the cutoff k:
     only the top k count) is never met: the user reads for ever and G/N = 0. R = 0: undefined.
     Reference: Robertson (2008), "A new interpretation of average precision"; Moffat (2013).
@@ -36,9 +36,8 @@ class RobertsonAP(BrowsingModel):
         return np.where(inside, 1.0 / np.maximum(R[..., None], 1), 0.0)
 
     def step(self, state, at):
-        relevant = at.gain > 0
-        left = np.where(relevant, state - 1, state)
-        return [Branch(1.0, at.gain, left > 0, np.maximum(left, 0))]
+        met = (at.gain > 0) & (at.seen == state)
+        return [Branch(1.0, at.gain, ~met)]
 
     def absorbed(self, state, rank):
         return True

@@ -57,27 +57,34 @@ class Expectations:
 
 def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
           horizon: int | None = None, tol: float = 1e-15) -> Expectations:
-    """Exact expectations of ``model`` on every ranking (``horizon`` defaults to the model's)."""
+    """Exact expectations of ``model`` on every ranking (``horizon`` defaults to the model's).
+
+    The value (unjudged documents and the tail at their minimum) and the upper end of the
+    interval are propagated together, stacked along the run axis.
+    """
     horizon = model.horizon if horizon is None else horizon
     if convention not in CONVENTIONS:
         raise ValueError(f"convention must be one of {CONVENTIONS}, not {convention!r}")
     view = View(rankings, model.k)
-    top = np.full(view.grade.shape[:2] + (1,), view.max_grade)
-    tail_max = model.gains(top, view)
+    S = view.grade.shape[0]
+    tail_max = model.gains(np.full(view.grade.shape[:2] + (1,), view.max_grade), view)
     lower_g = model.gains(view.grade, view)
-    unknown = ~view.judged if convention != "unknown" else ~(view.judged & view.retrieved)
-    if convention != "unknown":
-        unknown &= view.retrieved
+    unknown = ~view.judged & view.retrieved
+    if convention == "unknown":
+        unknown |= ~view.retrieved
     upper_g = np.where(unknown, tail_max, lower_g)
-    lo = _propagate(model, view, lower_g, np.zeros_like(tail_max), convention, horizon, tol)
-    up = _propagate(model, view, upper_g, tail_max if convention == "unknown" else np.zeros_like(tail_max),
-                    convention, horizon, tol)
+    tail = np.concatenate([np.zeros_like(tail_max), tail_max if convention == "unknown" else np.zeros_like(tail_max)])
+    start = model.initial(view)
+    both = _propagate(model, np.concatenate([start, start]), np.concatenate([lower_g, upper_g]), tail,
+                      np.concatenate([view.length, view.length]), convention, horizon, tol)
+    lower = {k: v[:S] for k, v in both.values.items()}
+    upper = {k: v[S:] for k, v in both.values.items()}
     if model.normalised:
         ideal = _ideal_propagation(model, rankings, convention, horizon, tol)
         for a in ("total", "rate", "mean_rate"):
-            lo.values[a] = _ratio(lo.values[a], ideal[a])
-            up.values[a] = _ratio(up.values[a], ideal[a])
-    return Expectations(model, lo.values, up.values, lo.reach, lo.stop, lo.never)
+            lower[a] = _ratio(lower[a], ideal[a])
+            upper[a] = _ratio(upper[a], ideal[a])
+    return Expectations(model, lower, upper, both.reach[:S], both.stop[:S], both.never[:S])
 
 
 @dataclass
@@ -88,36 +95,38 @@ class _Run:
     never: np.ndarray
 
 
-def _propagate(model, view: View, gains, tail_gain, convention, horizon, tol) -> _Run:
-    S, T, W = gains.shape
-    m = model.initial(view).astype(float)  # (S, T, K)
+def _propagate(model, start, gains, tail_gain, length, convention, horizon, tol) -> _Run:
+    """Propagate the start distribution ``start`` (rows..., K) through ``gains`` (rows..., W),
+    then through a tail of gain ``tail_gain`` (rows..., 1) up to the horizon."""
+    rows = gains.shape[:-1]
+    W = gains.shape[-1]
+    m = start.astype(float)
     K = m.shape[-1]
     defined = m.sum(-1) > 0
     h = np.zeros_like(m)
     states = np.arange(K)
-    length = view.length
     reach, stops = [], []
-    g_stop = np.zeros((S, T))  # E[G 1{stopped}]
-    n_stop = np.zeros((S, T))  # E[N 1{stopped}]
-    rate_stop = np.zeros((S, T))  # E[G/N 1{stopped}]
-    cost = np.zeros((S, T))  # E[time spent]
-    never = np.zeros((S, T))
-    g_never = np.zeros((S, T))
-    seen = np.zeros((S, T, 1))
-    best = np.zeros((S, T, 1))
+    g_stop, n_stop, rate_stop, cost, never, g_never = (np.zeros(rows) for _ in range(6))
+    seen = np.zeros(rows + (1,))
+    best = np.zeros(rows + (1,))
     if convention == "stop":  # an empty ranking: the user reads nothing
-        empty = (length == 0)[..., None]
-        m = np.where(empty, 0.0, m)
+        m = np.where((length == 0)[..., None], 0.0, m)
+    # ranks past which nothing is gained any more: users a model declares absorbed there never stop
+    positive = gains > 0
+    last_gain = np.where(positive.any(-1), W - np.argmax(positive[..., ::-1], axis=-1), 0)
+    quiet_from = np.where(tail_gain[..., 0] == 0, last_gain, np.iinfo(np.int64).max)
+    if convention == "stop":
+        quiet_from[:] = np.iinfo(np.int64).max
     i = 0
     while True:
         i += 1
         alive = m.sum(-1)
-        if i > W and (i > horizon or alive.max(initial=0.0) <= tol):
+        if i > horizon or alive.max(initial=0.0) <= tol:
             break
         g = gains[..., i - 1: i] if i <= W else tail_gain
-        zero_tail = (i > length)[..., None] & (tail_gain == 0)  # zero-gain padding from here on
-        if zero_tail.any():
-            absorbed = zero_tail & np.asarray(model.absorbed(states, i), dtype=bool)
+        quiet = (i > quiet_from)[..., None]
+        if quiet.any():
+            absorbed = quiet & np.asarray(model.absorbed(states, i), dtype=bool)
             if absorbed.any():
                 never += (m * absorbed).sum(-1)
                 g_never += (h * absorbed).sum(-1)
@@ -129,29 +138,29 @@ def _propagate(model, view: View, gains, tail_gain, convention, horizon, tol) ->
         last = (i >= horizon) | ((convention == "stop") & (length == i))[..., None]
         m_next = np.zeros_like(m)
         h_next = np.zeros_like(h)
-        stop_mass = np.zeros((S, T))
-        stop_gain = np.zeros((S, T))
+        stop_mass = np.zeros(rows)
+        stop_gain = np.zeros(rows)
         for br in model.step(states, At(i, g, seen, best)):
-            p = np.broadcast_to(np.asarray(br.prob, dtype=float), m.shape)
-            pm = m * p
-            ph = (h + m * np.asarray(br.gain, dtype=float)) * p
-            cost += (pm * np.asarray(br.time, dtype=float)).sum(-1)
-            cont = np.broadcast_to(np.asarray(br.cont, dtype=bool), m.shape) & ~last
+            pm = m * br.prob
+            ph = (h + m * br.gain) * br.prob
+            cost += (pm * br.time).sum(-1)
+            cont = np.logical_and(br.cont, ~last)
             stop_mass += np.where(cont, 0.0, pm).sum(-1)
             stop_gain += np.where(cont, 0.0, ph).sum(-1)
-            survive = model.survival(br.time)
             if model.halflife is not None:  # the budget ends some continuing sessions here
+                survive = model.survival(br.time)
                 out = np.where(cont, 1.0 - survive, 0.0)
                 stop_mass += (pm * out).sum(-1)
                 stop_gain += (ph * out).sum(-1)
                 pm, ph = pm * survive, ph * survive
+            pm, ph = np.where(cont, pm, 0.0), np.where(cont, ph, 0.0)
             if br.state is None:
-                m_next += np.where(cont, pm, 0.0)
-                h_next += np.where(cont, ph, 0.0)
+                m_next += pm
+                h_next += ph
             else:
                 nxt = np.broadcast_to(np.asarray(br.state), m.shape)
-                m_next += _scatter(np.where(cont, pm, 0.0), nxt, K)
-                h_next += _scatter(np.where(cont, ph, 0.0), nxt, K)
+                m_next += _scatter(pm, nxt, K)
+                h_next += _scatter(ph, nxt, K)
         stops.append(stop_mass)
         g_stop += stop_gain
         n_stop += i * stop_mass
@@ -165,7 +174,8 @@ def _propagate(model, view: View, gains, tail_gain, convention, horizon, tol) ->
     values = {"total": total, "depth": depth, "cost": np.where(never > 0, np.inf, cost), "rate": rate,
               "mean_rate": rate_stop}
     values = {k: np.where(defined, v, np.nan) for k, v in values.items()}
-    return _Run(values, np.stack(reach, -1), np.stack(stops, -1), never)
+    empty = np.zeros(rows + (0,))
+    return _Run(values, np.stack(reach, -1) if reach else empty, np.stack(stops, -1) if stops else empty, never)
 
 
 def _scatter(values: np.ndarray, target: np.ndarray, K: int) -> np.ndarray:
@@ -189,5 +199,5 @@ def _ideal_propagation(model, rankings: Rankings, convention, horizon, tol) -> d
                               np.ones((1, T), bool), ideal, rankings.n_judged, rankings.max_grade)
     view = View(ideal_rankings, model.k)
     gains = model.gains(view.grade, view)
-    run = _propagate(model, view, gains, np.zeros(gains.shape[:2] + (1,)), convention, horizon, tol)
-    return run.values
+    return _propagate(model, model.initial(view), gains, np.zeros(gains.shape[:-1] + (1,)), view.length,
+                      convention, horizon, tol).values
