@@ -58,6 +58,18 @@ def _simulate_parser(sub) -> None:
     p.set_defaults(handler=_cmd_simulate)
 
 
+def _run_parser(sub) -> None:
+    p = sub.add_parser("run", help="run an experiment described in a TOML config",
+                       description="Run an experiment config (a path, or the name of a shipped one: "
+                                   "validate_core (default), rbp_paper, metric_agreement, template).")
+    p.add_argument("config", nargs="?", default="validate_core")
+    p.add_argument("--out", help="output directory (default: the config's output.dir, else results/NAME)")
+    p.add_argument("--workers", type=int, default=1, help="local worker processes")
+    p.add_argument("--scheduler", help="address of a Dask distributed scheduler (rpdi[distributed])")
+    p.add_argument("--fresh", action="store_true", help="discard stored task results and start over")
+    p.set_defaults(handler=_cmd_run)
+
+
 def _models_parser(sub) -> None:
     p = sub.add_parser("models", help="list the browsing models")
     p.set_defaults(handler=_cmd_models)
@@ -98,6 +110,13 @@ def _cmd_simulate(args) -> str:
                        topics=args.topics, target_stderr=args.target_stderr, max_users=args.max_users,
                        progress=True)
     return _format_records(records, args.format, SIMULATE_FIELDS)
+
+
+def _cmd_run(args) -> str:
+    from experiments.run import run_experiment
+
+    return run_experiment(args.config, out=args.out, workers=args.workers, scheduler=args.scheduler,
+                          fresh=args.fresh, progress=True)
 
 
 def _cmd_models(args) -> str:
@@ -182,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _eval_parser(sub)
     _simulate_parser(sub)
+    _run_parser(sub)
     _models_parser(sub)
     _measures_parser(sub)
     args = parser.parse_args(argv)
@@ -192,6 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"rpdi {args.command}: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"rpdi {args.command}: interrupted; finished tasks are kept, rerun to resume", file=sys.stderr)
+        return 130
     except Exception as exc:  # never a traceback (set RPDI_DEBUG=1 to see one)
         import os
 

@@ -13,10 +13,12 @@ from metrics.trec import InputError
 from metrics.view import View
 from simulate import agents, vector
 from simulate.estimators import Moments
+from simulate.progress import progress_bar
 from simulate.ranking import BLOCK, block_rng, rankings_for, stream
 from usermodels import CONVENTIONS, exact, model_for
 
 ENGINES = {"vector": vector.sessions, "agent": agents.sessions}
+ZERO_VARIANCE = 1e-12  # a model's per-user variance below this (relative) counts as zero
 
 
 def simulate_ranking(model, ranking, users: int, task: np.random.SeedSequence, engine: str = "vector",
@@ -48,7 +50,9 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
     ``{"run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr",
     "z", "users"}``, one per (run, topic) with ``per_topic`` and one per (run, measure) with
     topic ``"all"`` (means over topics; the stderr of a mean of independent estimates).
-    ``users=0`` skips sampling. z = (estimate - exact) / stderr, null where stderr is 0.
+    ``users=0`` skips sampling. z = (estimate - exact) / stderr, null where stderr is 0 (the
+    model's outcome does not vary: estimate and exact must then be equal). stderr is the
+    sample's, or the model's when the sample happened not to vary though the model does.
     Undefined values (R = 0) are null and left out of means."""
     if engine not in ENGINES:
         raise InputError(f"engine: expected one of {', '.join(ENGINES)}, not {engine!r}")
@@ -62,7 +66,7 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
     closed = compute(rankings, parsed)
     records = []
     work = [(m, model, cf) for m, model, cf in zip(parsed, models, closed)]
-    bar = _progress(len(work) * int(rankings.present.sum()), progress and (users > 0 or target_stderr))
+    bar = progress_bar(len(work) * int(rankings.present.sum()), progress and bool(users or target_stderr), "ranking")
     for m, model, cf in work:
         ex = exact(model, rankings, convention)
         rows = rankings_for(model, View(rankings, model.k), convention) if users or target_stderr else {}
@@ -79,6 +83,11 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
                     if model.normalised:
                         est, se = est / ideal[t], se / ideal[t]
                     n = mom.users
+                    var = ex.variance[model.aggregation][s, t]
+                    if se == 0 and var > ZERO_VARIANCE * (1 + ex.value[s, t] ** 2):
+                        # the sample happened not to vary (a rare event never occurred), the
+                        # model does: use the model's standard error
+                        se = float(np.sqrt(var / n))
                     bar.update(1)
                 topic_records.append(_record(run, rankings.topics[t], m.text, model.aggregation,
                                              cf.value[s, t], ex.value[s, t], est, se, n))
@@ -121,22 +130,3 @@ def _mean_record(run, measure, aggregation, topic_records) -> dict:
         se = float(np.sqrt(sum(r["stderr"] ** 2 for r in sampled))) / len(sampled)
     return _record(run, "all", measure, aggregation, mean("closed_form"), mean("exact") if defined else np.nan,
                    est, se, sum(r["users"] for r in topic_records))
-
-
-class _NoBar:
-    def update(self, n):
-        pass
-
-    def close(self):
-        pass
-
-
-def _progress(total: int, wanted: bool):
-    """A tqdm bar on stderr when asked for and stderr is a terminal."""
-    import sys
-
-    if not wanted or not sys.stderr.isatty():
-        return _NoBar()
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="ranking", file=sys.stderr, leave=False)

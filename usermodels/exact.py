@@ -34,12 +34,16 @@ CONVENTIONS = ("unknown", "nonrelevant", "stop")
 @dataclass
 class Expectations:
     """Exact expectations per (run, topic), shape (S, T): ``values`` and, with unjudged
-    documents (and under ``unknown`` the tail) at maximal gain, ``upper``. ``reach`` is V(i),
+    documents (and under ``unknown`` the tail) at maximal gain, ``upper``; ``variance`` the
+    variance of one user's outcome behind each (for ``rate`` the delta method's
+    Var(G - rate N)/E[N]^2), so a sample of n users has standard error sqrt(variance/n).
+    ``reach`` is V(i),
     ``stop`` is L(i) (both (S, T, ranks)), ``never`` the mass that never stops."""
 
     model: BrowsingModel
     values: dict[str, np.ndarray]
     upper: dict[str, np.ndarray]
+    variance: dict[str, np.ndarray]  # per-user variance of each aggregation (rate: delta method)
     reach: np.ndarray
     stop: np.ndarray
     never: np.ndarray
@@ -84,12 +88,17 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
         for a in ("total", "rate", "mean_rate"):
             lower[a] = _ratio(lower[a], ideal[a])
             upper[a] = _ratio(upper[a], ideal[a])
-    return Expectations(model, lower, upper, both.reach[:S], both.stop[:S], both.never[:S])
+    variance = {k: v[:S] for k, v in both.variance.items()}
+    if model.normalised:
+        for a in ("total", "rate", "mean_rate"):
+            variance[a] = variance[a] / ideal[a] ** 2
+    return Expectations(model, lower, upper, variance, both.reach[:S], both.stop[:S], both.never[:S])
 
 
 @dataclass
 class _Run:
     values: dict[str, np.ndarray]
+    variance: dict[str, np.ndarray]
     reach: np.ndarray
     stop: np.ndarray
     never: np.ndarray
@@ -104,9 +113,11 @@ def _propagate(model, start, gains, tail_gain, length, convention, horizon, tol)
     K = m.shape[-1]
     defined = m.sum(-1) > 0
     h = np.zeros_like(m)
+    q = np.zeros_like(m)  # E[G^2 1{alive in that state}], for the variances
     states = np.arange(K)
     reach, stops = [], []
     g_stop, n_stop, rate_stop, cost, never, g_never = (np.zeros(rows) for _ in range(6))
+    g2_stop, n2_stop, gn_stop, rate2_stop, g2_never = (np.zeros(rows) for _ in range(5))
     seen = np.zeros(rows + (1,))
     best = np.zeros(rows + (1,))
     if convention == "stop":  # an empty ranking: the user reads nothing
@@ -130,42 +141,47 @@ def _propagate(model, start, gains, tail_gain, length, convention, horizon, tol)
             if absorbed.any():
                 never += (m * absorbed).sum(-1)
                 g_never += (h * absorbed).sum(-1)
-                m = np.where(absorbed, 0.0, m)
-                h = np.where(absorbed, 0.0, h)
+                g2_never += (q * absorbed).sum(-1)
+                m, h, q = (np.where(absorbed, 0.0, a) for a in (m, h, q))
                 alive = m.sum(-1)
         reach.append(alive)
         seen = seen + g
         last = (i >= horizon) | ((convention == "stop") & (length == i))[..., None]
-        m_next = np.zeros_like(m)
-        h_next = np.zeros_like(h)
-        stop_mass = np.zeros(rows)
-        stop_gain = np.zeros(rows)
+        m_next, h_next, q_next = np.zeros_like(m), np.zeros_like(h), np.zeros_like(q)
+        stop_mass, stop_gain, stop_g2 = np.zeros(rows), np.zeros(rows), np.zeros(rows)
         for br in model.step(states, At(i, g, seen, best)):
+            x = br.gain
             pm = m * br.prob
-            ph = (h + m * br.gain) * br.prob
+            ph = (h + m * x) * br.prob
+            pq = (q + 2 * h * x + m * x * x) * br.prob
             cost += (pm * br.time).sum(-1)
             cont = np.logical_and(br.cont, ~last)
-            stop_mass += np.where(cont, 0.0, pm).sum(-1)
-            stop_gain += np.where(cont, 0.0, ph).sum(-1)
             if model.halflife is not None:  # the budget ends some continuing sessions here
-                survive = model.survival(br.time)
-                out = np.where(cont, 1.0 - survive, 0.0)
-                stop_mass += (pm * out).sum(-1)
-                stop_gain += (ph * out).sum(-1)
-                pm, ph = pm * survive, ph * survive
-            pm, ph = np.where(cont, pm, 0.0), np.where(cont, ph, 0.0)
+                cont_share = np.where(cont, model.survival(br.time), 0.0)
+            else:
+                cont_share = np.where(cont, 1.0, 0.0)
+            stop_mass += (pm * (1 - cont_share)).sum(-1)
+            stop_gain += (ph * (1 - cont_share)).sum(-1)
+            stop_g2 += (pq * (1 - cont_share)).sum(-1)
+            pm, ph, pq = pm * cont_share, ph * cont_share, pq * cont_share
             if br.state is None:
                 m_next += pm
                 h_next += ph
+                q_next += pq
             else:
                 nxt = np.broadcast_to(np.asarray(br.state), m.shape)
                 m_next += _scatter(pm, nxt, K)
                 h_next += _scatter(ph, nxt, K)
+                q_next += _scatter(pq, nxt, K)
         stops.append(stop_mass)
         g_stop += stop_gain
         n_stop += i * stop_mass
         rate_stop += stop_gain / i
-        m, h = m_next, h_next
+        g2_stop += stop_g2
+        n2_stop += i * i * stop_mass
+        gn_stop += i * stop_gain
+        rate2_stop += stop_g2 / (i * i)
+        m, h, q = m_next, h_next, q_next
         best = np.maximum(best, g)
     total = g_stop + g_never
     depth = np.where(never > 0, np.inf, n_stop)
@@ -174,8 +190,18 @@ def _propagate(model, start, gains, tail_gain, length, convention, horizon, tol)
     values = {"total": total, "depth": depth, "cost": np.where(never > 0, np.inf, cost), "rate": rate,
               "mean_rate": rate_stop}
     values = {k: np.where(defined, v, np.nan) for k, v in values.items()}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var_n = n2_stop - n_stop ** 2
+        cov = gn_stop - total * n_stop
+        var_g = g2_stop + g2_never - total ** 2
+        variance = {"total": var_g, "mean_rate": rate2_stop - rate_stop ** 2,
+                    "depth": np.where(never > 0, np.nan, var_n),
+                    "rate": np.where((never > 0) | (depth == 0), 0.0,
+                                     (var_g - 2 * rate * cov + rate ** 2 * var_n) / depth ** 2)}
+    variance = {k: np.where(defined, np.maximum(v, 0.0), np.nan) for k, v in variance.items()}
     empty = np.zeros(rows + (0,))
-    return _Run(values, np.stack(reach, -1) if reach else empty, np.stack(stops, -1) if stops else empty, never)
+    return _Run(values, variance, np.stack(reach, -1) if reach else empty,
+                np.stack(stops, -1) if stops else empty, never)
 
 
 def _scatter(values: np.ndarray, target: np.ndarray, K: int) -> np.ndarray:

@@ -1,0 +1,147 @@
+"""Experiment configs: TOML validated with pydantic, expanded into measure names.
+
+A mistake (a misspelt or misplaced key, a wrong type, a bad measure, a missing file) raises
+:class:`metrics.trec.InputError` with one line naming the key path, e.g. ``experiment.sed``.
+"""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from metrics.trec import InputError
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=False)
+
+
+class Experiment(_Strict):
+    name: str = Field(min_length=1)
+    seed: int = 0
+    users: int = Field(10_000, ge=0, description="simulated users per (run, topic, measure)")
+    engine: Literal["vector", "agent"] = "vector"
+    target_stderr: float | None = Field(None, gt=0)
+    max_users: int = Field(10_000_000, ge=1)
+    convention: Literal["unknown", "nonrelevant", "stop"] = "unknown"
+    topics: Literal["qrels", "intersection"] = "qrels"
+
+
+class Synthetic(_Strict):
+    topics: int = Field(50, ge=1)
+    runs: int = Field(10, ge=1)
+    depth: int = Field(100, ge=1)
+    seed: int = 1
+    max_grade: int = Field(3, ge=1)
+    pool_depth: int = Field(20, ge=0, description="documents of every run judged per topic")
+    no_relevant: float = Field(0.1, ge=0, le=1, description="share of topics with nothing relevant")
+
+
+class Data(_Strict):
+    qrels: str | None = None
+    runs: list[str] | None = None
+    synthetic: Synthetic | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self):
+        files = self.qrels is not None or self.runs is not None
+        if files == (self.synthetic is not None):
+            raise ValueError("give either qrels and runs, or [data.synthetic]")
+        if files and (self.qrels is None or not self.runs):
+            raise ValueError("give both qrels and runs")
+        return self
+
+
+class MeasureGrid(_Strict):
+    name: str = Field(min_length=1, description="measure name, with {param} placeholders for the grid")
+    grid: dict[str, list[float | int | str]] = {}
+
+
+class Output(_Strict):
+    dir: str | None = None
+    plots: bool = True
+
+
+class Analysis(_Strict):
+    agreement: bool = Field(False, description="Kendall's tau between metrics' system orderings and "
+                                               "significance counts (paired t-test, Wilcoxon)")
+    residual_depths: list[int] = Field([], description="evaluation depths for the residual-bounds plot")
+    accuracy: float | None = Field(None, gt=0, lt=1, description="report the depth each RBP needs for "
+                                                                   "a residual below this")
+
+
+class Config(_Strict):
+    experiment: Experiment
+    data: Data
+    measures: list[MeasureGrid] = Field(min_length=1)
+    output: Output = Output()
+    analysis: Analysis = Analysis()
+
+
+def load_config(path: str) -> tuple[Config, str]:
+    """Parse and validate a TOML config; returns it and the directory paths are relative to."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as fh:
+            raw = tomllib.load(fh)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not valid TOML: {exc}") from None
+    try:
+        config = Config.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        raise InputError(f"{path}: {where}: {msg}") from None
+    base = os.path.dirname(os.path.abspath(path))
+    expand_measures(config, path)
+    resolve_files(config, base, path)
+    return config, base
+
+
+def expand_measures(config: Config, path: str = "config") -> list[str]:
+    """Every measure name of the config, grids expanded (in the order given); each must have a
+    browsing model."""
+    from usermodels import model_for
+
+    names = []
+    for i, entry in enumerate(config.measures):
+        keys = list(entry.grid)
+        for values in itertools.product(*(entry.grid[k] for k in keys)):
+            try:
+                name = entry.name.format(**dict(zip(keys, values)))
+            except (KeyError, IndexError, ValueError) as exc:
+                raise InputError(f"{path}: measures.{i}.name: placeholder {exc} not in the grid") from None
+            try:
+                model_for(name)
+            except InputError as exc:
+                raise InputError(f"{path}: measures.{i}.name: {exc}") from None
+            names.append(name)
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise InputError(f"{path}: measures: {dup!r} is listed twice")
+    return names
+
+
+def resolve_files(config: Config, base: str, path: str = "config") -> None:
+    """Make data paths absolute (relative to the config file), expanding globs of runs."""
+    data = config.data
+    if data.qrels is None:
+        return
+    qrels = os.path.join(base, data.qrels)
+    if not os.path.isfile(qrels):
+        raise InputError(f"{path}: data.qrels: no such file: {qrels}")
+    runs = []
+    for i, pattern in enumerate(data.runs):
+        found = sorted(glob.glob(os.path.join(base, pattern)))
+        if not found:
+            raise InputError(f"{path}: data.runs.{i}: no file matches {pattern!r}")
+        runs += found
+    data.qrels, data.runs = qrels, runs

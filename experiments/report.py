@@ -1,0 +1,229 @@
+"""The output directory of an experiment: tables, analyses, plots, the resolved config, a manifest.
+
+Files (each written atomically): ``results.csv`` and ``results.json`` (run, topic, measure,
+aggregation, closed_form, exact, estimate, stderr, z, users; per topic and ``all``),
+``summary.md``, ``config.resolved.json``, ``manifest.json`` and ``plots/*.png``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import platform
+import re
+from collections import defaultdict
+
+import numpy as np
+
+from experiments import plots
+from experiments.store import write_atomic
+from simulate.stats import holm, p_values
+
+FIELDS = ("run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr", "z", "users")
+
+
+def agreement_verdicts(records: list[dict], alpha: float = 0.01) -> list[dict]:
+    """Per measure: z-tests made, largest |z|, Holm rejections, exact mismatches where the
+    variance is zero, and the largest |closed form - exact|."""
+    out = []
+    for measure in dict.fromkeys(r["measure"] for r in records):
+        rows = [r for r in records if r["measure"] == measure and r["topic"] != "all"]
+        z = np.array([r["z"] for r in rows if r["z"] is not None])
+        zero = [r for r in rows if r["stderr"] == 0 and r["estimate"] is not None]
+        mismatch = sum(abs(r["estimate"] - r["exact"]) > 1e-12 for r in zero)
+        gaps = [abs(r["closed_form"] - r["exact"]) for r in rows
+                if r["closed_form"] is not None and r["exact"] is not None]
+        out.append({"measure": measure, "tests": int(z.size),
+                    "max_abs_z": float(np.abs(z).max()) if z.size else None,
+                    "holm_rejections": int(holm(p_values(z), alpha).sum()) if z.size else 0,
+                    "zero_variance": len(zero), "zero_variance_mismatches": int(mismatch),
+                    "max_closed_vs_exact": float(max(gaps)) if gaps else None})
+    return out
+
+
+def _csv(records: list[dict]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(FIELDS), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({k: ("" if r[k] is None else r[k]) for k in FIELDS} for r in records)
+    return out.getvalue()
+
+
+def _num(x, digits=4):
+    return "–" if x is None else f"{x:.{digits}f}" if isinstance(x, float) else str(x)
+
+
+def _md_table(header: list[str], rows: list[list]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_num(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _system_agreement(records: list[dict]) -> str:
+    """Kendall's tau between the system orderings of the measures, and counts of significantly
+    different system pairs by paired t-test and Wilcoxon (the shape of the RBP paper's
+    Tables III and IV), on the closed-form per-topic values."""
+    from itertools import combinations
+
+    from scipy.stats import kendalltau, ttest_rel, wilcoxon
+
+    per = defaultdict(dict)  # measure -> run -> {topic: value}
+    for r in records:
+        if r["topic"] != "all" and r["closed_form"] is not None:
+            per[r["measure"]].setdefault(r["run"], {})[r["topic"]] = r["closed_form"]
+    measures = list(per)
+    runs = sorted({run for m in per.values() for run in m})
+    if len(runs) < 3:
+        return "System agreement needs at least three runs.\n"
+    means = {m: np.array([np.mean(list(per[m][run].values())) for run in runs]) for m in measures}
+    tau = [[m] + [float(kendalltau(means[m], means[o])[0]) for o in measures] for m in measures]
+    text = "### Kendall's tau between system orderings\n\n" + _md_table(["measure"] + measures, tau)
+    rows = []
+    for m in measures:
+        counts = [0, 0, 0, 0]
+        for a, b in combinations(runs, 2):
+            topics = sorted(set(per[m][a]) & set(per[m][b]))
+            x = np.array([per[m][a][t] for t in topics])
+            y = np.array([per[m][b][t] for t in topics])
+            if len(topics) < 2 or np.allclose(x, y):
+                continue
+            p_t = ttest_rel(x, y).pvalue
+            p_w = wilcoxon(x, y).pvalue if np.any(x != y) else 1.0
+            counts = [c + int(p <= lvl) for c, p, lvl in zip(counts, (p_t, p_t, p_w, p_w), (0.05, 0.01, 0.05, 0.01))]
+        rows.append([m] + counts)
+    pairs = len(runs) * (len(runs) - 1) // 2
+    return (text + f"\n### Significantly different system pairs (of {pairs})\n\n" +
+            _md_table(["measure", "t-test 0.05", "t-test 0.01", "Wilcoxon 0.05", "Wilcoxon 0.01"], rows))
+
+
+def _rbp_accuracy(measures: list[str], accuracy: float) -> str:
+    """The depth d each RBP-like measure needs for p^d < accuracy (the RBP paper, Section 5)."""
+    from metrics.measures import parse_measure
+
+    rows = []
+    for name in measures:
+        m = parse_measure(name)
+        if m.spec.name == "RBP" and m.params["p"] > 0:
+            p = m.params["p"]
+            rows.append([name, p, int(np.floor(np.log(accuracy) / np.log(p))) + 1])
+    if not rows:
+        return ""
+    return (f"### Depth needed for a residual below {accuracy:g}\n\n"
+            + _md_table(["measure", "p", "depth d (smallest with p^d < accuracy)"], rows))
+
+
+def _parameter_curves(config, records, results) -> list[tuple]:
+    """For each measure grid over one numeric parameter: mean exact value per run against it."""
+    extra = []
+    residual = {(res["measure"], res["run"]): np.mean([v for v in res["residual"].values() if v is not None] or [0.0])
+                for res in results}
+    alls = {(r["measure"], r["run"]): r["exact"] for r in records if r["topic"] == "all"}
+    for i, entry in enumerate(config.measures):
+        if len(entry.grid) != 1:
+            continue
+        (param, values), = entry.grid.items()
+        if not all(isinstance(v, (int, float)) for v in values):
+            continue
+        names = [entry.name.format(**{param: v}) for v in values]
+        curves = {}
+        for run in dict.fromkeys(r["run"] for r in records):
+            value = [alls.get((n, run)) for n in names]
+            if None in value:
+                continue
+            curves[run] = (value, [v + residual[(n, run)] for v, n in zip(value, names)])
+        safe = re.sub(r"[^A-Za-z0-9]+", "_", entry.name).strip("_")
+        extra.append((plots.parameter, (param, list(values), curves, f"parameter_{i}_{safe}.png")))
+    return extra
+
+
+def _residual_depths(config, measures, depths) -> tuple[str, list[tuple]]:
+    """Mean lower/upper bounds of the measures with a residual, cut at each depth (Figure 5)."""
+    from experiments.runner import data_source, load_data
+    from metrics.evaluate import evaluate
+    from metrics.measures import parse_measure
+
+    qrels, runs = load_data(data_source(config))
+    chosen = [m for m in measures if parse_measure(m).spec.residual and parse_measure(m).cutoff is None]
+    if not chosen or not depths:
+        return "", []
+    names = [f"{m}@{d}" for m in chosen for d in depths]
+    recs = [r for r in evaluate(qrels, runs, names, topics=config.experiment.topics) if r["topic"] == "all"]
+    curves = {}
+    rows = []
+    for m in chosen:
+        lower = [float(np.mean([r["value"] for r in recs if r["measure"] == f"{m}@{d}"])) for d in depths]
+        upper = [lo + float(np.mean([r["residual"] for r in recs if r["measure"] == f"{m}@{d}"]))
+                 for lo, d in zip(lower, depths)]
+        curves[m] = (lower, upper)
+        rows += [[m, d, lo, up] for d, lo, up in zip(depths, lower, upper)]
+    text = ("### Score bounds against evaluation depth (mean over runs and topics)\n\n"
+            + _md_table(["measure", "depth", "lower", "upper"], rows))
+    return text, [(plots.residual_depth, (list(depths), curves, "residual_depth.png"))]
+
+
+def write_report(out_dir: str, config, config_path: str, measures: list[str], results: list[dict],
+                 manifest: dict) -> str:
+    """Write every output file; return the summary for the terminal."""
+    records = [r for res in results for r in res["records"]]
+    write_atomic(os.path.join(out_dir, "results.csv"), _csv(records))
+    write_atomic(os.path.join(out_dir, "results.json"), json.dumps(records, indent=1))
+    write_atomic(os.path.join(out_dir, "config.resolved.json"),
+                 json.dumps({"source": os.path.abspath(config_path), "measures": measures,
+                             **config.model_dump()}, indent=1))
+    verdicts = agreement_verdicts(records)
+    summary_rows = [[r["run"], r["measure"], r["aggregation"], r["closed_form"], r["exact"], r["estimate"],
+                     r["stderr"], r["z"]] for r in records if r["topic"] == "all"]
+    header = ["run", "measure", "aggregation", "closed form", "exact", "estimate", "stderr", "z"]
+    verdict_rows = [[v["measure"], v["tests"], v["max_abs_z"], v["holm_rejections"], v["zero_variance"],
+                     v["zero_variance_mismatches"], v["max_closed_vs_exact"]] for v in verdicts]
+    verdict_header = ["measure", "z-tests", "max abs z", "Holm rejections (0.01)", "zero-variance",
+                      "mismatches", "max abs(closed - exact)"]
+    md = [f"# {config.experiment.name}\n",
+          f"seed {config.experiment.seed}, {config.experiment.users} users per (run, topic, measure), "
+          f"engine {config.experiment.engine}, convention {config.experiment.convention}\n",
+          "## Means over topics\n", _md_table(header, summary_rows),
+          "## Agreement\n", _md_table(verdict_header, verdict_rows)]
+    extra = _parameter_curves(config, records, results)
+    analysis = config.analysis
+    if analysis.agreement:
+        md += ["## System orderings\n", _system_agreement(records)]
+    if analysis.accuracy:
+        md += ["## Residuals\n", _rbp_accuracy(measures, analysis.accuracy)]
+    if analysis.residual_depths:
+        text, more = _residual_depths(config, measures, analysis.residual_depths)
+        md.append(text)
+        extra += more
+    write_atomic(os.path.join(out_dir, "summary.md"), "\n".join(md))
+    if config.output.plots:
+        extra = [(fn, args[:-1] + (os.path.join(out_dir, "plots", args[-1]),)) for fn, args in extra]
+        manifest["plots"] = [os.path.relpath(p, out_dir) for p in plots.all_plots(out_dir, records, results, extra)]
+    manifest["versions"] = _versions()
+    write_atomic(os.path.join(out_dir, "manifest.json"), json.dumps(manifest, indent=1))
+    return _terminal(header, summary_rows, verdicts, out_dir)
+
+
+def _versions() -> dict:
+    import importlib.metadata as md
+
+    versions = {"python": platform.python_version()}
+    for pkg in ("rpdi", "numpy", "scipy", "simpy", "matplotlib", "pyarrow", "pandas", "pydantic"):
+        try:
+            versions[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            versions[pkg] = None
+    return versions
+
+
+def _terminal(header, rows, verdicts, out_dir) -> str:
+    table = [header] + [[_num(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in table]
+    bad = [v["measure"] for v in verdicts if v["holm_rejections"] or v["zero_variance_mismatches"]]
+    tests = sum(v["tests"] for v in verdicts)
+    lines.append("")
+    lines.append(f"agreement: {tests} z-tests, " + (f"DISAGREEMENT for {', '.join(bad)}" if bad else
+                                                     "no Holm rejection at 0.01, zero-variance cases exact"))
+    lines.append(f"results in {out_dir}")
+    return "\n".join(lines) + "\n"

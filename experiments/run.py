@@ -1,0 +1,45 @@
+"""``rpdi run``: validate a config, plan, execute (resumably), report."""
+
+from __future__ import annotations
+
+import os
+import time
+from importlib import resources
+
+from experiments.config import expand_measures, load_config
+from experiments.report import write_report
+from experiments.runner import execute, plan
+from metrics.trec import InputError
+
+SHIPPED = ("validate_core", "rbp_paper", "metric_agreement", "template")
+
+
+def config_path(name_or_path: str) -> str:
+    """A config file's path: the argument itself, or a config shipped with rpdi by name."""
+    if os.path.exists(name_or_path) or name_or_path.endswith(".toml"):
+        return name_or_path
+    if name_or_path in SHIPPED:
+        return str(resources.files("experiments") / "configs" / f"{name_or_path}.toml")
+    raise InputError(f"{name_or_path}: no such config file, and not a shipped config ({', '.join(SHIPPED)})")
+
+
+def run_experiment(config: str = "validate_core", out: str | None = None, workers: int = 1,
+                   scheduler: str | None = None, fresh: bool = False, progress: bool = False) -> str:
+    """Run an experiment config end to end; returns the terminal summary.
+
+    Everything is validated (config, data, measures) before anything is written.
+    """
+    if workers < 1:
+        raise InputError(f"--workers: must be >= 1, not {workers}")
+    path = config_path(config)
+    cfg, base = load_config(path)
+    measures = expand_measures(cfg, path)
+    tasks = plan(cfg)
+    if out is None:
+        out = os.path.join(base, cfg.output.dir) if cfg.output.dir else os.path.join("results", cfg.experiment.name)
+    started = time.perf_counter()
+    results = execute(tasks, out, workers=workers, scheduler=scheduler, fresh=fresh, progress=progress)
+    manifest = {"experiment": cfg.experiment.name, "seed": cfg.experiment.seed, "tasks": len(tasks),
+                "workers": workers, "scheduler": scheduler, "seconds": time.perf_counter() - started,
+                "task_seconds": {f"{r['measure']} | {r['run']}": r["seconds"] for r in results}}
+    return write_report(out, cfg, path, measures, results, manifest)

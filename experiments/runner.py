@@ -1,0 +1,144 @@
+"""Planner and executor: a config becomes (measure, run) tasks, run locally or on Dask.
+
+Every task carries everything it needs (data source, experiment settings, measure, run) and
+computes, for each topic, the closed form, the exact expectation and the simulation. Its random
+streams are keyed by (seed, run, topic, measure), so results are the same whichever process or
+machine runs it, in whatever order. Each finished task is written to ``OUT/tasks/<id>.json``
+atomically as it completes; a rerun skips the tasks already there (``fresh`` starts over).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from functools import lru_cache
+
+import numpy as np
+
+from experiments.config import Config, expand_measures
+from experiments.store import write_atomic
+from metrics.trec import InputError, run_name
+from simulate.progress import progress_bar
+
+
+def data_source(config: Config) -> dict:
+    """A JSON-able description of the data that any worker can load."""
+    if config.data.synthetic is not None:
+        return {"synthetic": config.data.synthetic.model_dump()}
+    return {"qrels": config.data.qrels, "runs": list(config.data.runs)}
+
+
+@lru_cache(maxsize=4)
+def _load(source_json: str):
+    from metrics.evaluate import load_qrels, load_runs
+
+    source = json.loads(source_json)
+    if "synthetic" in source:
+        from experiments.synthetic import synthetic_collection
+
+        return synthetic_collection(**source["synthetic"])
+    return load_qrels(source["qrels"]), load_runs(source["runs"])
+
+
+def load_data(source: dict):
+    """(Qrels, [Run]) of a data source, cached per process."""
+    return _load(json.dumps(source, sort_keys=True))
+
+
+def plan(config: Config) -> list[dict]:
+    """The tasks of a config, one per (measure, run), in a fixed order."""
+    source = data_source(config)
+    if "synthetic" in source:
+        runs = [r.name for r in load_data(source)[1]]
+    else:
+        runs = [run_name(p) for p in source["runs"]]
+        if len(set(runs)) != len(runs):
+            dup = next(r for r in runs if runs.count(r) > 1)
+            raise InputError(f"data.runs: two run files are named {dup!r}")
+    settings = config.experiment.model_dump(exclude={"name"})
+    tasks = []
+    for measure in expand_measures(config):
+        for run in runs:
+            spec = {"data": source, "settings": settings, "measure": measure, "run": run}
+            key = json.dumps(spec, sort_keys=True).encode()
+            spec["id"] = hashlib.sha256(key).hexdigest()[:20]
+            tasks.append(spec)
+    return tasks
+
+
+def run_task(spec: dict) -> dict:
+    """Compute one task: per-topic records, the mean stopping distribution and the residuals."""
+    from metrics.rankings import build_rankings
+    from simulate import simulate
+    from usermodels import exact, model_for
+
+    started = time.perf_counter()
+    qrels, runs = load_data(spec["data"])
+    run = next(r for r in runs if r.name == spec["run"])
+    s = spec["settings"]
+    records = simulate(qrels, [run], [spec["measure"]], users=s["users"], seed=s["seed"],
+                       engine=s["engine"], per_topic=True, convention=s["convention"],
+                       topics=s["topics"], target_stderr=s["target_stderr"], max_users=s["max_users"])
+    rankings = build_rankings(qrels, [run], s["topics"])
+    ex = exact(model_for(spec["measure"]), rankings, s["convention"])
+    present = rankings.present[0]
+    stop = ex.stop[0][present].mean(axis=0)[:100] if present.any() else np.zeros(0)
+    residual = {str(t): (None if not np.isfinite(r) else float(r))
+                for t, r in zip(rankings.topics[present], ex.residual[0][present])}
+    return {"id": spec["id"], "measure": spec["measure"], "run": spec["run"], "records": records,
+            "stop": stop.tolist(), "residual": residual, "seconds": time.perf_counter() - started}
+
+
+def execute(tasks: list[dict], out_dir: str, workers: int = 1, scheduler: str | None = None,
+            fresh: bool = False, progress: bool = False) -> list[dict]:
+    """Run the tasks not yet stored under ``out_dir/tasks``; return all results in plan order."""
+    store = os.path.join(out_dir, "tasks")
+    if fresh and os.path.isdir(store):
+        shutil.rmtree(store)
+    os.makedirs(store, exist_ok=True)
+    path = lambda task_id: os.path.join(store, f"{task_id}.json")  # noqa: E731
+    pending = [t for t in tasks if not os.path.exists(path(t["id"]))]
+    bar = progress_bar(len(tasks), progress, "task", initial=len(tasks) - len(pending))
+
+    def keep(result: dict) -> None:
+        write_atomic(path(result["id"]), json.dumps(result))
+        bar.update(1)
+
+    if not pending:
+        pass
+    elif scheduler is not None:
+        _on_dask(pending, scheduler, keep)
+    elif workers > 1:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for future in as_completed([pool.submit(run_task, t) for t in pending]):
+                keep(future.result())
+    else:
+        for t in pending:
+            keep(run_task(t))
+    bar.close()
+    results = []
+    for t in tasks:
+        with open(path(t["id"])) as fh:
+            results.append(json.load(fh))
+    return results
+
+
+def _on_dask(pending: list[dict], scheduler: str, keep) -> None:
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError:
+        raise InputError("--scheduler needs dask.distributed: pip install 'rpdi[distributed]'") from None
+    try:
+        client = Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError) as exc:
+        raise InputError(f"--scheduler {scheduler}: cannot connect: {exc}") from None
+    try:
+        for future in as_completed(client.map(run_task, pending, pure=False)):
+            keep(future.result())
+    finally:
+        client.close()
