@@ -70,6 +70,20 @@ def _run_parser(sub) -> None:
     p.set_defaults(handler=_cmd_run)
 
 
+def _properties_parser(sub) -> None:
+    p = sub.add_parser("properties", help="decide the seven numeric properties of measures",
+                       description="Decide boundedness, monotonicity, convergence, top-weightedness, "
+                                   "localization, completeness and realizability (Moffat 2013) by "
+                                   "search, with a counterexample for every 'no'.")
+    p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
+                   help="measure name (its cutoff is the depth studied, default 10), or "
+                        "path/to/model.py:Class(...)@k")
+    p.add_argument("--model", action="store_true",
+                   help="analyse the browsing model's exact expectation instead of the closed form")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.set_defaults(handler=_cmd_properties)
+
+
 def _models_parser(sub) -> None:
     p = sub.add_parser("models", help="list the browsing models")
     p.set_defaults(handler=_cmd_models)
@@ -117,6 +131,40 @@ def _cmd_run(args) -> str:
 
     return run_experiment(args.config, out=args.out, workers=args.workers, scheduler=args.scheduler,
                           fresh=args.fresh, progress=True)
+
+
+def _cmd_properties(args) -> str:
+    from metrics import parse_measure
+    from metrics.properties import PROPERTIES, analyse, closed_form_scorer, grades_for
+    from usermodels import model_for
+    from usermodels.plugin import is_plugin
+    from usermodels.properties import analyse_model
+
+    records = []
+    for text in args.measures:
+        if args.model or is_plugin(text):
+            analysis = analyse_model(model_for(text))
+        else:
+            m = parse_measure(text)
+            analysis = analyse(closed_form_scorer(m), k=int(m.cutoff or 10), grades=grades_for(m))
+        records.append(analysis.record(text))
+    if args.format == "json":
+        import json
+
+        return json.dumps(records, indent=1) + "\n"
+    header = ["measure"] + list(PROPERTIES)
+    rows = [[r["measure"]] + ["yes" if r[p] else "no" for p in PROPERTIES] for r in records]
+    lines = [_align([header] + rows)]
+    def show(case):
+        if "ranking" not in case:
+            return ""
+        return f"{case['ranking']}" + (f" (R={case['R']})" if "R" in case else "") + f" scores {_fmt(case['score'])}"
+
+    for r in records:
+        for prop, ex in r["counterexamples"].items():
+            shown = show(ex) + (f" vs {show(ex['versus'])}" if "versus" in ex else "")
+            lines.append(f"{r['measure']}: not {prop}: {ex['why']}" + (f": {shown}" if shown else ""))
+    return "\n".join(lines) + "\n"
 
 
 def _cmd_models(args) -> str:
@@ -202,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     _eval_parser(sub)
     _simulate_parser(sub)
     _run_parser(sub)
+    _properties_parser(sub)
     _models_parser(sub)
     _measures_parser(sub)
     args = parser.parse_args(argv)

@@ -34,7 +34,7 @@ class Param:
 @dataclass(frozen=True)
 class MeasureSpec:
     name: str
-    compute: Callable
+    compute: Callable | None  # None: a browsing model of one's own, with no closed form
     params: tuple[Param, ...]
     cutoff: str  # "required", "optional" or "none"
     user_model: str
@@ -184,10 +184,19 @@ class Measure:
     cutoff: int | float | None
 
     def compute(self, view) -> "cf.Score":
+        if self.spec.compute is None:
+            raise InputError(f"measure {self.text!r}: has no closed form (a browsing model only: "
+                             f"use rpdi simulate or rpdi properties)")
         kwargs = dict(self.params, **self.spec.extra)
         if self.spec.passes_cutoff:
             kwargs["level" if self.spec.cutoff_kind is float else "cutoff"] = self.cutoff
         return self.spec.compute(view, **kwargs)
+
+    def at_depth(self, k: int) -> "Measure":
+        """The same measure with its cutoff set to k (unchanged if it takes no rank cutoff)."""
+        if self.spec.cutoff == "none" or self.spec.cutoff_kind is not int:
+            return self
+        return Measure(f"{self.text.split('@')[0]}@{k}", self.spec, self.params, k)
 
     @property
     def depth(self) -> int | None:
@@ -200,8 +209,8 @@ class Measure:
 _NAME = re.compile(r"^\s*([A-Za-z][\w\-]*)\s*(?:\((.*)\))?\s*(?:@\s*([^@()]+?))?\s*$")
 
 
-def parse_measure(text: str) -> Measure:
-    """Parse ``NAME(param=value, ...)@cutoff``.
+def parse_measure(text: str, measures: dict[str, MeasureSpec] | None = None) -> Measure:
+    """Parse ``NAME(param=value, ...)@cutoff`` against the declarations (default: MEASURES).
 
     >>> m = parse_measure("RBP(p=0.95)@10")
     >>> m.spec.name, m.params["p"], m.cutoff
@@ -211,9 +220,10 @@ def parse_measure(text: str) -> Measure:
     if not match:
         raise InputError(f"measure {text!r}: cannot parse (expected NAME(param=value,...)@cutoff)")
     name, params_text, cutoff_text = match.groups()
-    spec = MEASURES.get(name)
+    measures = MEASURES if measures is None else measures
+    spec = measures.get(name)
     if spec is None:
-        close = [n for n in MEASURES if n.lower() == name.lower()]
+        close = [n for n in measures if n.lower() == name.lower()]
         hint = f"; did you mean {close[0]}?" if close else ""
         raise InputError(f"measure {text!r}: unknown measure {name!r}{hint} (see `rpdi measures`)")
     declared = {p.name: p for p in spec.params}

@@ -7,10 +7,9 @@ from typing import Iterable
 import numpy as np
 
 from metrics.evaluate import compute, load_qrels, load_runs
-from metrics.measures import parse_measure
 from metrics.rankings import build_rankings
 from metrics.trec import InputError
-from metrics.view import View
+from metrics.view import Score, View
 from simulate import agents, vector
 from simulate.estimators import Moments
 from simulate.progress import progress_bar
@@ -60,10 +59,11 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
         raise InputError(f"convention: expected one of {', '.join(CONVENTIONS)}, not {convention!r}")
     if users < 0:
         raise InputError(f"users: must be >= 0, not {users}")
-    parsed = [parse_measure(m) for m in measures]
-    models = [model_for(m) for m in parsed]
+    models = [model_for(m) for m in measures]
+    parsed = [model.measure for model in models]
     rankings = build_rankings(load_qrels(qrels), load_runs(runs), topics)
-    closed = compute(rankings, parsed)
+    closed = [compute(rankings, [m])[0] if m.spec.compute is not None
+              else Score(np.full(rankings.present.shape, np.nan)) for m in parsed]
     records = []
     work = [(m, model, cf) for m, model, cf in zip(parsed, models, closed)]
     bar = progress_bar(len(work) * int(rankings.present.sum()), progress and bool(users or target_stderr), "ranking")
@@ -122,11 +122,14 @@ def _record(run, topic, measure, aggregation, closed_form, exact_value, estimate
 
 def _mean_record(run, measure, aggregation, topic_records) -> dict:
     defined = [r for r in topic_records if r["exact"] is not None]
-    mean = lambda key: float(np.mean([r[key] for r in defined])) if defined else None  # noqa: E731
-    sampled = [r for r in defined if r["estimate"] is not None]
+
+    def mean(key):
+        values = [r[key] for r in defined]
+        return float(np.mean(values)) if defined and None not in values else None
+
     est = se = None
-    if sampled and len(sampled) == len(defined):
+    if defined and all(r["estimate"] is not None for r in defined):
         est = mean("estimate")
-        se = float(np.sqrt(sum(r["stderr"] ** 2 for r in sampled))) / len(sampled)
+        se = float(np.sqrt(sum(r["stderr"] ** 2 for r in defined))) / len(defined)
     return _record(run, "all", measure, aggregation, mean("closed_form"), mean("exact") if defined else np.nan,
                    est, se, sum(r["users"] for r in topic_records))

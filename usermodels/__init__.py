@@ -14,6 +14,7 @@ from usermodels.err import ERR
 from usermodels.exact import AGGREGATIONS, CONVENTIONS, Expectations, exact
 from usermodels.hit import HIT, Success
 from usermodels.logdiscount import DCG, NDCG, SDCG
+from usermodels.plugin import is_plugin, load_plugin
 from usermodels.precision import Precision
 from usermodels.rbp import RBP
 from usermodels.rbp2 import RBP2
@@ -28,7 +29,10 @@ MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [
 
 
 def model_for(measure: str | Measure) -> BrowsingModel:
-    """The browsing model behind a measure name; InputError if the measure has none."""
+    """The browsing model behind a measure name (or ``path.py:Class(...)@k``, a model of one's
+    own: see :mod:`usermodels.plugin`); InputError if the measure has none."""
+    if isinstance(measure, str) and is_plugin(measure):
+        return load_plugin(measure)
     m = parse_measure(measure) if isinstance(measure, str) else measure
     cls = MODELS.get(m.spec.name)
     if cls is None:

@@ -91,7 +91,7 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
     variance = {k: v[:S] for k, v in both.variance.items()}
     if model.normalised:
         for a in ("total", "rate", "mean_rate"):
-            variance[a] = variance[a] / ideal[a] ** 2
+            variance[a] = _ratio(variance[a], ideal[a] ** 2)
     return Expectations(model, lower, upper, variance, both.reach[:S], both.stop[:S], both.never[:S])
 
 

@@ -1,0 +1,234 @@
+"""The seven numeric properties of Moffat (2013), decided by search, with counterexamples.
+
+A metric is given as a *scorer*: a function from a batch of test rankings to scores. A test
+ranking is a grade vector of length n (all judged) together with ``extra``, the number of
+relevant documents of the top grade that the collection holds but the ranking does not
+retrieve, so R = (relevant in the vector) + extra. The metric is evaluated at depth n (its
+cutoff set to n; a measure without a cutoff reads the n documents, nothing relevant beyond).
+Vectors are searched exhaustively (all binary vectors of the depth k under study) and at random
+(graded vectors), with several values of ``extra``; a property holds when no counterexample is
+found. Definitions (the paper's Section 4, for depth k):
+
+  bounded      the scores stay bounded as k grows (all-relevant rankings up to depth 50k);
+  monotonic    extending a ranking of length k to k+1 never lowers the score (R unchanged);
+  convergent   swapping a document from outside the top k for a less relevant one inside
+               strictly raises the score;
+  top_weighted swapping a document within the top k for a less relevant one higher up
+               strictly raises the score;
+  localized    the score at depth k does not depend on the collection beyond the top k;
+  complete     a score exists when no document is relevant (nor when the top k has none);
+  realizable   for every R >= 1 some ranking of depth k attains the metric's maximum.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from typing import Callable
+
+import numpy as np
+
+from metrics.rankings import Rankings
+
+PROPERTIES = ("bounded", "monotonic", "convergent", "top_weighted", "localized", "complete", "realizable")
+Scorer = Callable[[Rankings, int], np.ndarray]  # (rankings of depth n, n) -> scores (T,)
+
+
+def test_rankings(vectors: np.ndarray, extra: np.ndarray, top: float) -> Rankings:
+    """A batch of judged rankings (one per row of ``vectors``) as :class:`Rankings`, each topic
+    holding ``extra`` more relevant documents of grade ``top`` that are not retrieved."""
+    vectors = np.asarray(vectors, dtype=float)
+    T, n = vectors.shape
+    extra = np.broadcast_to(np.asarray(extra, dtype=np.int64), (T,))
+    M = n + int(extra.max(initial=0))
+    pool = np.zeros((T, max(M, 1)))
+    pool[:, :n] = vectors
+    pool[:, n:M] = np.where(np.arange(M - n) < extra[:, None], top, 0.0)
+    ideal = -np.sort(-pool, axis=1)
+    n_judged = np.full(T, n) + extra
+    topics = np.array([f"t{t}" for t in range(T)], dtype=object)
+    return Rankings(("test",), topics, vectors[None], np.ones((1, T, n), bool),
+                    np.arange(T * n, dtype=np.int64).reshape(1, T, n), np.full((1, T), n),
+                    np.ones((1, T), bool), ideal, n_judged, top)
+
+
+@dataclass
+class Analysis:
+    verdicts: dict[str, bool]
+    counterexamples: dict[str, dict]
+
+    def record(self, measure: str) -> dict:
+        return {"measure": measure, **self.verdicts, "counterexamples": self.counterexamples}
+
+
+def _text(vector) -> str:
+    return "".join(f"{int(g)}" if float(g).is_integer() else f"{g:g}," for g in vector)
+
+
+def _case(vector, extra, score) -> dict:
+    relevant = int((np.asarray(vector) > 0).sum()) + int(extra)
+    return {"ranking": _text(vector), "R": relevant, "score": None if np.isnan(score) else float(score)}
+
+
+class _Probe:
+    """Scores batches of (vector, extra) test rankings with the scorer, grouped by depth."""
+
+    def __init__(self, scorer: Scorer, top: float):
+        self.scorer = scorer
+        self.top = top
+
+    def __call__(self, vectors, extra) -> np.ndarray:
+        vectors = np.asarray(vectors, dtype=float)
+        if len(vectors) == 0:
+            return np.zeros(0)
+        return np.asarray(self.scorer(test_rankings(vectors, extra, self.top), vectors.shape[1]), dtype=float)
+
+
+def analyse(scorer: Scorer, k: int = 10, grades: tuple = (0, 1, 2), samples: int = 3000,
+            seed: int = 0, tol: float = 1e-9) -> Analysis:
+    """Decide the seven properties of a metric at depth k; see the module docstring."""
+    top = float(max(grades))
+    probe = _Probe(scorer, top)
+    rng = np.random.default_rng(seed)
+    binary = np.array(list(product((0.0, top), repeat=k)))
+    graded = rng.choice(np.asarray(grades, dtype=float), size=(samples, k))
+    vectors = np.concatenate([binary, graded])
+    verdicts, examples = {}, {}
+
+    def decide(name, found):
+        verdicts[name] = found is None
+        if found is not None:
+            examples[name] = found
+
+    bounded, sup = _bounded(probe, k, top, tol)
+    decide("bounded", bounded)
+    decide("monotonic", _monotonic(probe, vectors, top, tol))
+    decide("convergent", _swap_in(probe, vectors, top, tol))
+    decide("top_weighted", _swap_up(probe, vectors, rng, tol))
+    decide("localized", _localized(probe, vectors, tol))
+    decide("complete", _complete(probe, k))
+    decide("realizable", _realizable(probe, k, top, sup, bounded))
+    return Analysis(verdicts, examples)
+
+
+def grades_for(measure) -> tuple:
+    """Grades to search: a binary measure (with ``rel``) sees 0 and rel; a graded one 0, half its
+    max_rel and max_rel (default 0, 1, 2)."""
+    rel = measure.params.get("rel")
+    if rel is not None:
+        return (0.0, float(rel))
+    top = measure.params.get("max_rel") or 2.0
+    return (0.0, top / 2, float(top))
+
+
+def closed_form_scorer(measure) -> Scorer:
+    """A scorer from a measure's closed form, its cutoff set to each test ranking's depth."""
+    from metrics.evaluate import compute
+    from metrics.measures import parse_measure
+
+    m = parse_measure(measure) if isinstance(measure, str) else measure
+    return lambda rankings, n: compute(rankings, [m.at_depth(n)])[0].value[0]
+
+
+def _bounded(probe, k, top, tol):
+    depths = [k, 10 * k, 50 * k]
+    best = []
+    for d in depths:
+        v = np.full((2, d), top)
+        best.append(float(np.nanmax(probe(v, np.array([0, d])))))
+    sup = max(best)
+    if best[-1] > max(1.0, 1.5 * best[0]) + tol:
+        return ({"ranking": f"{top:g} x {depths[0]}", "score": best[0],
+                 "versus": {"ranking": f"{top:g} x {depths[-1]}", "score": best[-1]},
+                 "why": "all-relevant rankings score without bound as they deepen"}, sup)
+    return None, sup
+
+
+def _monotonic(probe, vectors, top, tol):
+    for add, spare in ((0.0, 0), (top, 1)):
+        extra = np.full(len(vectors), 1 + spare)  # the appended relevant one comes from the extras
+        before = probe(vectors, extra)
+        after = probe(np.concatenate([vectors, np.full((len(vectors), 1), add)], axis=1), extra - spare)
+        bad = np.flatnonzero(after < before - tol)
+        if bad.size:
+            j = bad[0]
+            return {**_case(np.append(vectors[j], add), extra[j] - spare, after[j]),
+                    "versus": _case(vectors[j], extra[j], before[j]),
+                    "why": "extending the ranking by one document lowered the score"}
+    return None
+
+
+def _swap_in(probe, vectors, top, tol):
+    for extra0 in (1, 3):
+        rows, cols = np.nonzero(vectors == 0)
+        before_all = probe(vectors, extra0)
+        swapped = vectors[rows].copy()
+        swapped[np.arange(len(rows)), cols] = top
+        after = probe(swapped, extra0 - 1)
+        bad = np.flatnonzero(after <= before_all[rows] + tol)
+        if bad.size:
+            j = bad[0]
+            return {**_case(swapped[j], extra0 - 1, after[j]),
+                    "versus": _case(vectors[rows[j]], extra0, before_all[rows[j]]),
+                    "why": "a relevant document from outside the top k replaced a non-relevant one "
+                           "and the score did not rise"}
+    return None
+
+
+def _swap_up(probe, vectors, rng, tol):
+    k = vectors.shape[1]
+    i, j = np.triu_indices(k, 1)
+    pick = rng.integers(0, len(i), len(vectors))
+    i, j = i[pick], j[pick]
+    rows = np.arange(len(vectors))
+    better_below = vectors[rows, i] < vectors[rows, j]
+    rows, i, j = rows[better_below], i[better_below], j[better_below]
+    before = probe(vectors[rows], 2)
+    swapped = vectors[rows].copy()
+    swapped[np.arange(len(rows)), i], swapped[np.arange(len(rows)), j] = vectors[rows, j], vectors[rows, i]
+    after = probe(swapped, 2)
+    bad = np.flatnonzero(after <= before + tol)
+    if bad.size:
+        b = bad[0]
+        return {**_case(swapped[b], 2, after[b]), "versus": _case(vectors[rows[b]], 2, before[b]),
+                "why": "moving a more relevant document up within the top k did not raise the score"}
+    return None
+
+
+def _localized(probe, vectors, tol):
+    a, b = probe(vectors, 1), probe(vectors, 7)
+    differ = ~np.isclose(a, b, rtol=0, atol=tol) & ~(np.isnan(a) & np.isnan(b))
+    bad = np.flatnonzero(differ)
+    if bad.size:
+        j = bad[0]
+        return {**_case(vectors[j], 1, a[j]), "versus": _case(vectors[j], 7, b[j]),
+                "why": "the same top k scored differently when the collection beyond it changed"}
+    return None
+
+
+def _complete(probe, k):
+    empty = np.zeros((2, k))
+    scores = probe(empty, np.array([0, 3]))
+    for j, why in ((0, "no score when nothing is relevant (R = 0)"),
+                   (1, "no score when the top k holds nothing relevant, though R > 0")):
+        if np.isnan(scores[j]):
+            return {**_case(empty[j], [0, 3][j], scores[j]), "why": why}
+    return None
+
+
+def _realizable(probe, k, top, sup, unbounded):
+    if unbounded is not None:
+        return {"why": "unbounded: there is no maximum to attain"}
+    binary = np.array(list(product((0.0, top), repeat=k)))
+    counts = (binary > 0).sum(axis=1)
+    for R in sorted({1, max(1, k // 2), k, 2 * k}):
+        fits = counts <= R
+        vec = binary[fits]
+        scores = probe(vec, R - counts[fits])
+        if np.all(np.isnan(scores)):
+            continue
+        j = int(np.nanargmax(scores))
+        if scores[j] < sup - 1e-6:
+            return {**_case(vec[j], R - counts[fits][j], scores[j]), "maximum": sup,
+                    "why": f"with R = {R} no ranking of depth {k} reaches the maximum {sup:.4g}"}
+    return None

@@ -1,0 +1,49 @@
+"""Browsing models of one's own, named on the command line or in a config as
+``path/to/model.py:ClassName(param=value,...)@k``.
+
+The class subclasses :class:`usermodels.base.BrowsingModel` and declares its parameters with
+defaults in ``parameters`` (their types follow the defaults); see
+``usermodels/examples/two_strikes.py``. It has no closed form: rpdi gives its exact values,
+simulations and properties with no change to rpdi itself.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+
+from metrics.measures import MeasureSpec, Param, parse_measure
+from metrics.trec import InputError
+from usermodels.base import BrowsingModel
+
+_PLUGIN = re.compile(r"^(?P<path>.+?\.py):(?P<name>[A-Za-z_]\w*)(?P<rest>.*)$")
+
+
+def is_plugin(text: str) -> bool:
+    return bool(_PLUGIN.match(text.strip()))
+
+
+def load_plugin(text: str) -> BrowsingModel:
+    match = _PLUGIN.match(text.strip())
+    if match is None:
+        raise InputError(f"measure {text!r}: expected path/to/model.py:ClassName(param=value,...)@k")
+    path, name, rest = match.group("path", "name", "rest")
+    if not os.path.isfile(path):
+        raise InputError(f"measure {text!r}: {path}: no such file")
+    module_spec = importlib.util.spec_from_file_location(f"rpdi_plugin_{abs(hash(os.path.abspath(path)))}", path)
+    module = importlib.util.module_from_spec(module_spec)
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as exc:  # the user's file: report its error in one line
+        raise InputError(f"measure {text!r}: {path}: cannot be loaded: {type(exc).__name__}: {exc}") from None
+    cls = getattr(module, name, None)
+    if not (isinstance(cls, type) and issubclass(cls, BrowsingModel)):
+        raise InputError(f"measure {text!r}: {path} defines no BrowsingModel subclass {name!r}")
+    params = tuple(Param(key, type(default), default, f"{name} parameter")
+                   for key, default in getattr(cls, "parameters", {}).items())
+    spec = MeasureSpec(name, None, params, "optional", getattr(cls, "rule", name),
+                       getattr(cls, "citation", path))
+    measure = parse_measure(name + rest, {name: spec})
+    model = cls(type(measure)(text.strip(), spec, measure.params, measure.cutoff))
+    return model
