@@ -72,6 +72,10 @@ class Analysis(_Strict):
     residual_depths: list[int] = Field([], description="evaluation depths for the residual-bounds plot")
     accuracy: float | None = Field(None, gt=0, lt=1, description="report the depth each RBP needs for "
                                                                    "a residual below this")
+    worked_examples: bool = Field(False, description="reproduce the RBP paper's worked examples with the "
+                                                     "library for the config's RBP p values: Table II (the "
+                                                     "contributions on $$---$----$-----$---) and the "
+                                                     "residual bounds on $$---$----$-??--?---")
 
 
 class Config(_Strict):
@@ -91,6 +95,8 @@ def load_config(path: str) -> tuple[Config, str]:
             raw = tomllib.load(fh)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a config file") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not valid TOML: {exc}") from None
     try:

@@ -48,7 +48,8 @@ def agreement(records: list[dict], path: str) -> str:
     ax.set_xlabel("exact expectation")
     ax.set_ylabel("simulated estimate (95% interval)")
     ax.set_title("Simulated users against the exact browsing model")
-    ax.legend(fontsize=7)
+    if ax.get_legend_handles_labels()[0]:  # nothing to label (e.g. users = 0): no legend
+        ax.legend(fontsize=7)
     return _save(fig, path)
 
 
@@ -80,7 +81,8 @@ def stopping(results: list[dict], path: str) -> str:
     ax.set_xlabel("rank at which the user stops")
     ax.set_ylabel("probability L(i)")
     ax.set_xlim(0, 50)
-    ax.legend(fontsize=7)
+    if ax.get_legend_handles_labels()[0]:  # nothing to label (e.g. users = 0): no legend
+        ax.legend(fontsize=7)
     return _save(fig, path)
 
 
@@ -93,7 +95,8 @@ def parameter(name: str, xs: list[float], curves: dict[str, tuple], path: str) -
         ax.fill_between(xs, value, upper, color=line.get_color(), alpha=0.15)
     ax.set_xlabel(name)
     ax.set_ylabel("mean score (band: residual)")
-    ax.legend(fontsize=7, ncol=2)
+    if ax.get_legend_handles_labels()[0]:  # nothing to label (e.g. users = 0): no legend
+        ax.legend(fontsize=7, ncol=2)
     return _save(fig, path)
 
 
@@ -106,7 +109,8 @@ def residual_depth(depths: list[int], curves: dict[str, tuple], path: str) -> st
         ax.plot(depths, upper, marker="^", ms=3, ls="--", color=line.get_color(), label=f"{label} upper")
     ax.set_xlabel("evaluation depth")
     ax.set_ylabel("mean score bounds")
-    ax.legend(fontsize=7)
+    if ax.get_legend_handles_labels()[0]:  # nothing to label (e.g. users = 0): no legend
+        ax.legend(fontsize=7)
     return _save(fig, path)
 
 

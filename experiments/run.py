@@ -16,7 +16,7 @@ SHIPPED = ("validate_core", "rbp_paper", "metric_agreement", "template")
 
 def config_path(name_or_path: str) -> str:
     """A config file's path: the argument itself, or a config shipped with rpdi by name."""
-    if os.path.exists(name_or_path) or name_or_path.endswith(".toml"):
+    if os.path.isfile(name_or_path) or name_or_path.endswith(".toml"):  # a directory is not a config
         return name_or_path
     if name_or_path in SHIPPED:
         return str(resources.files("experiments") / "configs" / f"{name_or_path}.toml")

@@ -58,6 +58,7 @@ def plan(config: Config) -> list[dict]:
         if len(set(runs)) != len(runs):
             dup = next(r for r in runs if runs.count(r) > 1)
             raise InputError(f"data.runs: two run files are named {dup!r}")
+        load_data(source)  # a malformed qrels or run file is reported before anything is written
     settings = config.experiment.model_dump(exclude={"name"})
     tasks = []
     for measure in expand_measures(config):

@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from metrics.trec import InputError, Qrels, Run
+from metrics.trec import InputError, Qrels, Run, encoded_columns, to_numpy
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     (each run's mean over the qrels topics it retrieved for; plain trec_eval).
     ``float32_scores`` rounds scores to float32 before ranking, as trec_eval stores them.
     """
-    import pandas as pd
+    import pyarrow as pa
 
     if topics not in ("qrels", "intersection"):
         raise InputError(f"topics: expected 'qrels' or 'intersection', not {topics!r}")
@@ -62,17 +62,30 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         dup = next(n for n in names if names.count(n) > 1)
         raise InputError(f"{dup}: two runs have the same name")
 
-    topic_ids = np.array(sorted(set(qrels.topic.tolist())), dtype=object)
-    topic_index = pd.Index(topic_ids)
-    all_docs = np.concatenate([qrels.docno] + [r.docno for r in runs])
-    doc_codes, _ = pd.factorize(all_docs)
-    n_docs = int(doc_codes.max()) + 1
+    # topic and docno columns as dictionary arrays: the joins below work on integer codes
+    columns = [encoded_columns(qrels)] + [encoded_columns(r) for r in runs]
+    topic_ids = np.array(sorted(set(columns[0][0].dictionary.to_pylist())), dtype=object)
     T = len(topic_ids)
+    # one code per distinct docno over qrels and runs, in order of first appearance
+    merged = pa.chunked_array([d.dictionary for _, d in columns], pa.string()).dictionary_encode()
+    doc_dictionary = merged.chunk(merged.num_chunks - 1).dictionary  # one shared dictionary
+    n_docs = max(len(doc_dictionary), 1)
+    doc_codes = [to_numpy(remap.indices).astype(np.int64)[to_numpy(d.indices)]
+                 for remap, (_, d) in zip(merged.chunks, columns)]
+    topic_codes = [_topic_codes(t, topic_ids) for t, _ in columns]
 
-    # qrels: sorted integer keys topic * n_docs + doc for the join
-    q_topic = topic_index.get_indexer(qrels.topic)
-    q_doc = doc_codes[: len(qrels.docno)]
-    q_key = q_topic.astype(np.int64) * n_docs + q_doc
+    # qrels: the qrels' docnos hold codes 0..Nq-1. A document judged for one topic only (the
+    # usual case) is looked up by its code; one judged for several, by binary search over sorted
+    # integer keys topic * n_docs + doc.
+    q_topic, q_doc = topic_codes[0], doc_codes[0]
+    Nq = len(columns[0][1].dictionary)
+    shared = np.append(np.bincount(q_doc, minlength=Nq) > 1, False)  # index Nq: not in qrels
+    only_topic = np.full(Nq + 1, -2, dtype=np.int64)
+    only_topic[q_doc] = q_topic
+    only_topic[shared] = -2
+    only_grade = np.zeros(Nq + 1)
+    only_grade[q_doc] = qrels.grade
+    q_key = q_topic * n_docs + q_doc
     q_order = np.argsort(q_key, kind="stable")
     q_key, q_grade = q_key[q_order], qrels.grade[q_order]
 
@@ -81,56 +94,101 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     positive = qrels.grade[qrels.grade > 0]
     max_grade = float(positive.max()) if positive.size else 0.0
 
-    per_run = []
-    offset = len(qrels.docno)
-    for run in runs:
-        codes = doc_codes[offset: offset + len(run.docno)]
-        offset += len(run.docno)
-        per_run.append(_order_run(run, codes, topic_index, float32_scores))
-    D = max([int(rank.max()) + 1 for _, rank, _ in per_run if rank.size] + [1])
+    per_run = [_order_run(t, d, run.score, float32_scores)
+               for run, t, d in zip(runs, topic_codes[1:], doc_codes[1:])]
+    _break_ties(per_run, doc_dictionary)
+    D = max([int(np.bincount(t).max()) for t, _, _, _ in per_run if t.size] + [1])
 
     S = len(runs)
     grade = np.zeros((S, T, D))
     judged = np.zeros((S, T, D), dtype=bool)
     doc = np.full((S, T, D), -1, dtype=np.int64)
     length = np.zeros((S, T), dtype=np.int64)
-    for s, (t, rank, d) in enumerate(per_run):
-        key = t.astype(np.int64) * n_docs + d
-        pos = np.searchsorted(q_key, key)
-        pos_c = np.minimum(pos, len(q_key) - 1)
-        hit = q_key[pos_c] == key
-        g = np.where(hit, q_grade[pos_c], np.nan)
-        judged[s, t, rank] = hit & (g >= 0)
-        grade[s, t, rank] = np.where(hit & (g > 0), g, 0.0)
-        doc[s, t, rank] = d
+    for s, (t, d, order, _) in enumerate(per_run):
+        t, d = t[order], d[order]
+        starts = np.searchsorted(t, np.arange(T))
+        at = (s * T + t) * D + (np.arange(len(t)) - starts[t])  # flat index of (s, t, rank)
+        dq = np.minimum(d, Nq)
+        hit = only_topic[dq] == t
+        g = only_grade[dq]
+        several = shared[dq]
+        if several.any():
+            key = t[several] * n_docs + d[several]
+            pos = np.minimum(np.searchsorted(q_key, key), len(q_key) - 1)
+            hit[several] = q_key[pos] == key
+            g[several] = q_grade[pos]
+        judged.ravel()[at] = hit & (g >= 0)
+        grade.ravel()[at] = np.where(hit & (g > 0), g, 0.0)
+        doc.ravel()[at] = d
         length[s] = np.bincount(t, minlength=T)
     present = length > 0 if topics == "intersection" else np.ones((S, T), dtype=bool)
     return Rankings(names, topic_ids, grade, judged, doc, length, present, ideal, n_judged, max_grade)
 
 
-def _order_run(run: Run, codes: np.ndarray, topic_index, float32_scores: bool):
-    """Topic codes, 0-based ranks and document codes of the run's evaluated lines."""
-    t = topic_index.get_indexer(run.topic)
+def _topic_codes(column, topic_ids: np.ndarray) -> np.ndarray:
+    """int64 index into the sorted ``topic_ids`` of each entry of a dictionary array; -1 if absent."""
+    values = np.array(column.dictionary.to_pylist(), dtype=object)
+    code = np.full(len(values), -1, dtype=np.int64)
+    if len(topic_ids) and len(values):
+        pos = np.minimum(np.searchsorted(topic_ids, values), len(topic_ids) - 1)
+        found = topic_ids[pos] == values
+        code[found] = pos[found]
+    return code[to_numpy(column.indices)]
+
+
+def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: bool):
+    """The run's evaluated lines (topic codes, document codes), the order that sorts them by topic
+    then score descending, and where sorted neighbours tie (same topic, same score)."""
     keep = t >= 0
-    t, d, score, names = t[keep], codes[keep], run.score[keep], run.docno[keep]
+    if not keep.all():
+        t, d, score = t[keep], d[keep], score[keep]
     if float32_scores:
         score = score.astype(np.float32).astype(np.float64)
-    order = np.lexsort((-score, t))
+    same_topic = t[1:] == t[:-1]
+    if bool((t[1:] >= t[:-1]).all() and ((score[1:] <= score[:-1]) | ~same_topic).all()):
+        order = np.arange(len(t))  # already in ranking order, as most run files are
+    else:
+        order = np.argsort(-score)
+        small = t.astype(np.int16) if len(t) and t.max() < 2 ** 15 else t
+        order = order[np.argsort(small[order], kind="stable")]
     ts, ss = t[order], score[order]
     tie = (ts[1:] == ts[:-1]) & (ss[1:] == ss[:-1])
-    if tie.any():
-        member = np.zeros(len(order), dtype=bool)
-        member[1:] |= tie
-        member[:-1] |= tie
-        idx = np.flatnonzero(member)
+    return t, d, order, tie
+
+
+def _break_ties(per_run, doc_dictionary) -> None:
+    """Order documents of equal score by docno descending in byte order, in place; the only string
+    sort is over the documents that tie somewhere."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    tied = [(np.flatnonzero(_members(run[3])), run) for run in per_run if run[3].any()]
+    if not tied:
+        return
+    n_docs = len(doc_dictionary)
+    mark = np.zeros(n_docs, dtype=bool)
+    for idx, (_, d, order, _) in tied:
+        mark[d[order[idx]]] = True
+    codes = np.flatnonzero(mark)
+    byte_rank = np.zeros(n_docs, dtype=np.int64)
+    # pa.array(numpy) would import pandas: wrap the buffer instead
+    indices = pa.Array.from_buffers(pa.int64(), len(codes), [None, pa.py_buffer(codes)])
+    byte_rank[codes[to_numpy(pc.sort_indices(doc_dictionary.take(indices)))]] = np.arange(len(codes))
+    k = len(codes)
+    for idx, (_, d, order, tie) in tied:
         group = np.cumsum(np.concatenate(([True], ~tie)))[idx]
-        tied_names = names[order[idx]].astype(str)
-        _, byte_rank = np.unique(tied_names, return_inverse=True)
-        order[idx] = order[idx][np.lexsort((-byte_rank, group))]
-        ts = t[order]
-    starts = np.searchsorted(ts, np.arange(len(topic_index)))
-    rank = np.arange(len(ts)) - starts[ts]
-    return ts, rank, d[order]
+        sub = order[idx]
+        if len(order) * k < 2 ** 62:  # one integer key: group, then byte order descending
+            order[idx] = sub[np.argsort(group * k + (k - 1 - byte_rank[d[sub]]))]
+        else:
+            order[idx] = sub[np.lexsort((-byte_rank[d[sub]], group))]
+
+
+def _members(tie: np.ndarray) -> np.ndarray:
+    member = np.zeros(len(tie) + 1, dtype=bool)
+    member[1:] |= tie
+    member[:-1] |= tie
+    return member
 
 
 def _ideal(topic_codes: np.ndarray, grades: np.ndarray, T: int):

@@ -17,6 +17,7 @@ import gzip
 import io
 import math
 import os
+import zlib
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -27,8 +28,61 @@ class InputError(ValueError):
     """Bad input: the message is one line naming the file, line, key or measure at fault."""
 
 
+class _Columns:
+    """Qrels and runs read from a file keep ``topic`` and ``docno`` as pyarrow dictionary arrays
+    (what :mod:`metrics.rankings` joins on); the object arrays of str are built on first use."""
+
+    def __getattr__(self, attr):
+        arrow = self.__dict__.get("_arrow")
+        if arrow is None or attr not in arrow:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+        column = arrow[attr]
+        values = np.array(column.dictionary.to_pylist(), dtype=object)[to_numpy(column.indices)]
+        object.__setattr__(self, attr, values)
+        return values
+
+    @classmethod
+    def _from_columns(cls, topic, docno, **fields):
+        obj = object.__new__(cls)
+        for name, value in fields.items():
+            object.__setattr__(obj, name, value)
+        object.__setattr__(obj, "_arrow", {"topic": topic, "docno": docno})
+        return obj
+
+
+def encoded_columns(table: "Qrels | Run"):
+    """``topic`` and ``docno`` of qrels or a run as pyarrow dictionary arrays (made if need be)."""
+    arrow = table.__dict__.get("_arrow")
+    if arrow is not None:
+        return arrow["topic"], arrow["docno"]
+    return _encode(table.topic), _encode(table.docno)
+
+
+def to_numpy(array) -> np.ndarray:
+    """A pyarrow array of numbers without nulls as numpy, zero-copy (``Array.to_numpy`` would
+    import pandas, a third of a second)."""
+    if isinstance(array, np.ndarray):
+        return array
+    if hasattr(array, "combine_chunks"):
+        array = array.combine_chunks()
+    try:
+        return np.from_dlpack(array)
+    except (TypeError, BufferError, AttributeError):
+        return array.to_numpy()
+
+
+def _encode(values):
+    import pyarrow as pa
+
+    try:
+        array = pa.array(values, type=pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        array = pa.array(np.asarray(values).astype(str), type=pa.string())
+    return array.dictionary_encode()
+
+
 @dataclass(frozen=True)
-class Qrels:
+class Qrels(_Columns):
     """Relevance judgments as flat parallel arrays (one entry per judged document)."""
 
     topic: np.ndarray  # object array of str
@@ -38,7 +92,7 @@ class Qrels:
 
 
 @dataclass(frozen=True)
-class Run:
+class Run(_Columns):
     """One system's retrieved documents as flat parallel arrays, in file order."""
 
     name: str
@@ -71,13 +125,14 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
     [2.0, 0.0]
     """
     topic, docno, grade = _read_table(os.fspath(path), _QRELS)
-    return Qrels(topic, docno, grade, os.fspath(path))
+    return Qrels._from_columns(topic, docno, grade=grade, source=os.fspath(path))
 
 
 def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
     """Read a TREC run file (plain or .gz); the name defaults to :func:`run_name`."""
     topic, docno, score = _read_table(os.fspath(path), _RUN)
-    return Run(name or run_name(path), topic, docno, score, os.fspath(path))
+    return Run._from_columns(topic, docno, name=name or run_name(path), score=score,
+                             source=os.fspath(path))
 
 
 def qrels_from_dict(judgments: Mapping[str, Mapping[str, float]], source: str = "<qrels>") -> Qrels:
@@ -128,7 +183,7 @@ def _load_bytes(path: str) -> bytes:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"{path}: broken gzip data: {exc}") from None
     return data
 
@@ -141,20 +196,40 @@ def _read_table(path: str, layout):
         line = data.count(b"\n", 0, nul) + 1
         raise InputError(f"{path}:{line}: binary data, not a TREC {kind} file")
     try:
-        data.decode("utf-8")
+        data.isascii() or data.decode("utf-8")  # ASCII (the usual case) is UTF-8: no copy
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(f"{path}:{line}: not UTF-8 text, not a TREC {kind} file") from None
-    if not data.strip():
+    if not data or data.isspace():  # data.strip() would copy the file
         raise InputError(f"{path}: empty {kind} file")
+    # pyarrow's single-space parser refuses lines with the wrong number of fields itself
+    checked = b"\t" not in data and b"\r" not in data
     try:
-        topic, docno, value = _parse_fast(data, ncols, value_col)
-        ok = bool(np.isfinite(value).all()) and not _has_duplicates(topic, docno)
+        try:
+            topic, docno, value = _parse_fast(data, ncols, value_col)
+        except Exception:  # runs of spaces or leading blanks: retry with the white-space parser
+            checked = False
+            topic, docno, value = _parse_fast(data.replace(b" ", b"\t"), ncols, value_col)
+        ok = (bool(np.isfinite(value).all()) and (checked or _fields_ok(data, ncols))
+              and not _has_duplicates(topic, docno))
     except Exception:  # any refusal by the fast parsers is diagnosed below
         ok = False
     if ok:
         return topic, docno, value
     raise InputError(_diagnose(path, data, ncols, value_col, value_name, fields))
+
+
+def _fields_ok(data: bytes, ncols: int) -> bool:
+    """Every non-blank line has exactly ncols white-space separated fields (the white-space
+    parser pads short lines and folds long ones instead of refusing them)."""
+    b = np.frombuffer(data, dtype=np.uint8)
+    blank = b <= 32  # space, tab, CR, LF (and other control bytes)
+    starts = np.flatnonzero(~blank[1:] & blank[:-1]) + 1  # a non-blank byte after a blank one
+    if len(b) and not blank[0]:
+        starts = np.concatenate(([0], starts))
+    newlines = np.flatnonzero(b == 10)
+    counts = np.bincount(np.searchsorted(newlines, starts), minlength=len(newlines) + 1)
+    return bool(np.isin(counts, (0, ncols)).all())
 
 
 def _parse_fast(data: bytes, ncols: int, value_col: int):
@@ -173,24 +248,32 @@ def _parse_fast(data: bytes, ncols: int, value_col: int):
                 strings_can_be_null=False,
             ),
         )
-        columns = [table.column(c).to_numpy() for c in ("c0", "c2", f"c{value_col}")]
+        topic, docno = (table.column(c).combine_chunks().dictionary_encode() for c in ("c0", "c2"))
+        value = to_numpy(table.column(f"c{value_col}"))
     else:
-        import pandas as pd
+        import pandas as pd  # only here: irregular white space needs pandas' C parser
 
         frame = pd.read_csv(
             io.BytesIO(data), sep=r"\s+", header=None, names=names, usecols=[0, 2, value_col],
             dtype={0: object, 2: object, value_col: np.float64}, engine="c", na_filter=False,
             quoting=3,
         )
-        columns = [frame[i].to_numpy() for i in (0, 2, value_col)]
-    topic, docno, value = columns
-    return topic.astype(object), docno.astype(object), np.asarray(value, dtype=np.float64)
+        topic, docno = (_encode(frame[names[i]].to_numpy()) for i in (0, 2))
+        value = frame[names[value_col]].to_numpy()
+    return topic, docno, np.asarray(value, dtype=np.float64)
 
 
-def _has_duplicates(topic: np.ndarray, docno: np.ndarray) -> bool:
-    import pandas as pd
-
-    return bool(pd.MultiIndex.from_arrays([topic, docno]).has_duplicates)
+def _has_duplicates(topic, docno) -> bool:
+    """Whether a (topic, docno) pair occurs twice; both are pyarrow dictionary arrays."""
+    n, n_docs = len(docno), len(docno.dictionary)
+    if n_docs == n:  # every docno occurs once
+        return False
+    key = to_numpy(topic.indices).astype(np.int64) * n_docs + to_numpy(docno.indices)
+    size = len(topic.dictionary) * n_docs
+    if size <= 8 * n + 1024:
+        return bool(np.count_nonzero(np.bincount(key, minlength=size)) < n)
+    key.sort()
+    return bool((key[1:] == key[:-1]).any())
 
 
 def _diagnose(path, data: bytes, ncols, value_col, value_name, fields) -> str:
@@ -204,6 +287,8 @@ def _diagnose(path, data: bytes, ncols, value_col, value_name, fields) -> str:
             return f"{path}:{lineno}: expected {ncols} fields ({fields}), found {len(parts)}"
         text = parts[value_col]
         try:
+            if "_" in text:  # float() accepts 1_000, the fast parsers do not
+                raise ValueError(text)
             value = float(text)
         except ValueError:
             return f"{path}:{lineno}: {value_name} {text!r} is not a number"

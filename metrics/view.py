@@ -35,6 +35,7 @@ class View:
         self.rankings = rankings
         D = rankings.depth
         self.k = D if k is None else int(k)
+        self.cutoff = None if k is None else int(k)  # None: read to the ranking's end
         self.length = np.minimum(rankings.length, self.k)  # documents seen: min(n, k)
         width = min(D, self.k)
         pad = ((0, 0), (0, 0), (0, self.k - width))

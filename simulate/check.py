@@ -20,6 +20,20 @@ ENGINES = {"vector": vector.sessions, "agent": agents.sessions}
 ZERO_VARIANCE = 1e-12  # a model's per-user variance below this (relative) counts as zero
 
 
+def model_stderr(variance: float, value: float, users: int) -> float | None:
+    """The standard error of a mean of ``users`` sessions under the model: sqrt(variance/users),
+    exactly 0 where the model's outcome does not vary, None where the variance is unknown.
+
+    This is the estimator's true standard deviation if the simulation follows the model, so
+    z tests exactly that; a sample's own estimate of it fails for rare events (a relevant
+    document deep in an RBP ranking that 6 users in 4000 are expected to reach)."""
+    if not np.isfinite(variance):
+        return None
+    if variance <= ZERO_VARIANCE * (1 + value ** 2):
+        return 0.0
+    return float(np.sqrt(variance / users))
+
+
 def simulate_ranking(model, ranking, users: int, task: np.random.SeedSequence, engine: str = "vector",
                      target_stderr: float | None = None, max_users: int = 10_000_000) -> Moments:
     """Moments of simulated sessions on one ranking, in blocks of BLOCK users with their own
@@ -49,9 +63,9 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
     ``{"run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr",
     "z", "users"}``, one per (run, topic) with ``per_topic`` and one per (run, measure) with
     topic ``"all"`` (means over topics; the stderr of a mean of independent estimates).
-    ``users=0`` skips sampling. z = (estimate - exact) / stderr, null where stderr is 0 (the
-    model's outcome does not vary: estimate and exact must then be equal). stderr is the
-    sample's, or the model's when the sample happened not to vary though the model does.
+    ``users=0`` skips sampling. stderr is the standard error of the estimate under the model
+    (see :func:`model_stderr`; rate by the delta method), z = (estimate - exact) / stderr, null
+    where stderr is 0: the model's outcome does not vary, and estimate and exact must be equal.
     Undefined values (R = 0) are null and left out of means."""
     if engine not in ENGINES:
         raise InputError(f"engine: expected one of {', '.join(ENGINES)}, not {engine!r}")
@@ -79,15 +93,13 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
                 if (users or target_stderr) and np.isfinite(ex.value[s, t]):
                     task = stream(seed, run, str(rankings.topics[t]), m.text)
                     mom = simulate_ranking(model, rows[s, t], users, task, engine, target_stderr, max_users)
-                    est, se = mom.estimate(model.aggregation)
+                    est, sample_se = mom.estimate(model.aggregation)
                     if model.normalised:
-                        est, se = est / ideal[t], se / ideal[t]
+                        est = est / ideal[t]
                     n = mom.users
-                    var = ex.variance[model.aggregation][s, t]
-                    if se == 0 and var > ZERO_VARIANCE * (1 + ex.value[s, t] ** 2):
-                        # the sample happened not to vary (a rare event never occurred), the
-                        # model does: use the model's standard error
-                        se = float(np.sqrt(var / n))
+                    se = model_stderr(ex.variance[model.aggregation][s, t], ex.value[s, t], n)
+                    if se is None:  # the model has no variance formula here: the sample's
+                        se = sample_se / (ideal[t] if model.normalised else 1.0)
                     bar.update(1)
                 topic_records.append(_record(run, rankings.topics[t], m.text, model.aggregation,
                                              cf.value[s, t], ex.value[s, t], est, se, n))
