@@ -1,0 +1,189 @@
+"""Benchmark: ``rpdi eval`` (a whole process, start-up included) against pytrec_eval.
+
+Generates, in a temporary directory, RUNS runs x TOPICS topics x DEPTH documents and graded
+qrels (about JUDGED judged documents per topic, grades 0-3, ties in the scores) with a fixed
+numpy seed, then times, best of --repeat:
+
+(a) ``rpdi eval QRELS RUN... -m P@10 -m AP -m RR -m nDCG@10 -m nDCG`` as a subprocess;
+(b) pytrec_eval's ``parse_qrel`` / ``parse_run`` of the same files and one ``RelevanceEvaluator``
+    evaluating every run for P_10, map, recip_rank, ndcg_cut_10 and ndcg.
+
+It prints both times and the ratio rpdi / pytrec_eval against the target (<= 0.5). The two must
+agree (rpdi with ``--float32-scores``, mean per run, to 1e-9), so the benchmark cannot be fast by
+being wrong. Exit status 0, or 1 if they disagree (missing the target is reported, not an error).
+
+    python tests/benchmarks/eval_speed.py --runs 20 --topics 50 --depth 1000 --judged 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+TARGET = 0.5
+RPDI_MEASURES = ["P@10", "AP", "RR", "nDCG@10", "nDCG"]
+TREC_MEASURES = ["P_10", "map", "recip_rank", "ndcg_cut_10", "ndcg"]
+
+
+def generate(directory: str, runs: int, topics: int, depth: int, judged: int, seed: int):
+    """Write qrels.txt and run01.run ... into directory; return (qrels path, run paths)."""
+    rng = np.random.default_rng(seed)
+    pool = max(2 * depth, judged)  # candidate documents per topic
+    topic_ids = np.array([str(401 + t) for t in range(topics)])
+    # docnos of varied length so that byte order differs from numeric order
+    doc_ids = rng.choice(10 ** 7, size=(topics, pool), replace=False)
+    docnos = np.char.add(np.char.add(np.char.add("D", topic_ids[:, None]), "-"),
+                         doc_ids.astype(str))  # (topics, pool)
+    # latent relevance of every candidate; grades 0-3 for a judged sample of it
+    latent = rng.gamma(1.0, 1.0, size=(topics, pool))
+    grade_of = np.digitize(latent, [1.0, 2.0, 3.0])  # 0..3
+    n_judged = np.clip(rng.normal(judged, judged / 10, size=topics).astype(int), 1, pool)
+    q_topic, q_doc, q_grade = [], [], []
+    for t in range(topics):
+        # judge partly by pooling (top of latent) and partly at random
+        by_latent = np.argsort(-latent[t])[: n_judged[t] // 2]
+        rest = np.setdiff1d(np.arange(pool), by_latent)
+        sample = np.concatenate([by_latent, rng.choice(rest, n_judged[t] - len(by_latent), replace=False)])
+        q_topic.append(np.full(len(sample), topic_ids[t]))
+        q_doc.append(docnos[t, sample])
+        q_grade.append(grade_of[t, sample])
+    q_topic, q_doc, q_grade = map(np.concatenate, (q_topic, q_doc, q_grade))
+    order = rng.permutation(len(q_doc))
+    qrels = os.path.join(directory, "qrels.txt")
+    _write(qrels, [q_topic[order], "0", q_doc[order], q_grade[order].astype(str)])
+
+    paths = []
+    for s in range(runs):
+        quality = rng.uniform(0.2, 2.0)
+        cols = [[], [], [], []]
+        for t in range(topics):
+            retrieved = rng.choice(pool, depth, replace=False)
+            score = quality * latent[t, retrieved] + rng.normal(0, 1, depth)
+            # coarse rounding makes ties, broken by docno descending
+            score = np.round(score * 10 + 50, 0 if s % 2 else 2)
+            rank_order = np.lexsort((docnos[t, retrieved], -score))
+            cols[0].append(np.full(depth, topic_ids[t]))
+            cols[1].append(docnos[t, retrieved])
+            cols[2].append(np.empty(depth, dtype=np.int64))
+            cols[2][-1][rank_order] = np.arange(1, depth + 1)
+            cols[3].append(score)
+        topic, docno, rank, score = map(np.concatenate, cols)
+        order = rng.permutation(len(docno))  # the line order is not the ranking order
+        path = os.path.join(directory, f"run{s + 1:02d}.run")
+        _write(path, [topic[order], "Q0", docno[order], rank[order].astype(str),
+                      np.char.mod("%.4f", score[order]), f"sys{s + 1}"])
+        paths.append(path)
+    return qrels, paths
+
+
+def _write(path: str, columns) -> None:
+    line = columns[0]
+    for c in columns[1:]:
+        line = np.char.add(np.char.add(line, " "), c)
+    with open(path, "w") as fh:
+        fh.write("\n".join(line.tolist()) + "\n")
+
+
+def rpdi_command(qrels: str, runs: list[str], float32: bool = False) -> list[str]:
+    exe = os.path.join(os.path.dirname(sys.executable), "rpdi")
+    cmd = [exe, "eval", qrels, *runs]
+    for m in RPDI_MEASURES:
+        cmd += ["-m", m]
+    if float32:
+        cmd += ["--float32-scores", "--format", "json"]
+    return cmd
+
+
+def time_rpdi(qrels: str, runs: list[str]) -> float:
+    cmd = rpdi_command(qrels, runs)
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def pytrec_eval_all(qrels: str, runs: list[str]) -> dict:
+    import pytrec_eval
+
+    with open(qrels) as fh:
+        qrel = pytrec_eval.parse_qrel(fh)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrel, set(TREC_MEASURES))
+    results = {}
+    for path in runs:
+        with open(path) as fh:
+            run = pytrec_eval.parse_run(fh)
+        results[path] = evaluator.evaluate(run)
+    return results
+
+
+def time_pytrec_eval(qrels: str, runs: list[str]) -> float:
+    start = time.perf_counter()
+    pytrec_eval_all(qrels, runs)
+    return time.perf_counter() - start
+
+
+def check_agreement(qrels: str, runs: list[str]) -> list[str]:
+    """Differences (> 1e-9) between rpdi's and pytrec_eval's per-run means; empty if none."""
+    out = subprocess.run(rpdi_command(qrels, runs, float32=True), check=True,
+                         stdout=subprocess.PIPE).stdout
+    rpdi = {(r["run"], r["measure"]): r["value"] for r in json.loads(out) if r["topic"] == "all"}
+    reference = pytrec_eval_all(qrels, runs)
+    problems = []
+    for path in runs:
+        name = os.path.splitext(os.path.basename(path))[0]
+        per_topic = reference[path]
+        for ours, theirs in zip(RPDI_MEASURES, TREC_MEASURES):
+            expected = float(np.mean([v[theirs] for v in per_topic.values()]))
+            got = rpdi.get((name, ours))
+            if got is None or abs(got - expected) > 1e-9:
+                problems.append(f"{name} {ours}: rpdi {got!r}, pytrec_eval {theirs} {expected!r}")
+    return problems
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--runs", type=int, default=20)
+    p.add_argument("--topics", type=int, default=50)
+    p.add_argument("--depth", type=int, default=1000)
+    p.add_argument("--judged", type=int, default=200)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--keep", metavar="DIR", help="write the data to DIR and keep it")
+    args = p.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="rpdi-bench-") as tmp:
+        directory = args.keep or tmp
+        os.makedirs(directory, exist_ok=True)
+        qrels, runs = generate(directory, args.runs, args.topics, args.depth, args.judged, args.seed)
+        print(f"data: {args.runs} runs x {args.topics} topics x {args.depth} documents, "
+              f"~{args.judged} judged per topic (seed {args.seed}) in {directory}")
+
+        problems = check_agreement(qrels, runs)
+        # warm the page cache and both code paths once, then take the best of --repeat
+        time_rpdi(qrels, runs)
+        time_pytrec_eval(qrels, runs)
+        t_rpdi = min(time_rpdi(qrels, runs) for _ in range(args.repeat))
+        t_trec = min(time_pytrec_eval(qrels, runs) for _ in range(args.repeat))
+
+    ratio = t_rpdi / t_trec
+    print(f"rpdi eval (subprocess, start-up included): {t_rpdi:8.3f} s")
+    print(f"pytrec_eval (parse + evaluate):            {t_trec:8.3f} s")
+    print(f"ratio rpdi / pytrec_eval: {ratio:.3f}  (target <= {TARGET}: "
+          f"{'met' if ratio <= TARGET else 'NOT met'})")
+    if problems:
+        print(f"DISAGREEMENT between rpdi and pytrec_eval ({len(problems)}):", file=sys.stderr)
+        for line in problems[:20]:
+            print("  " + line, file=sys.stderr)
+        return 1
+    print(f"agreement: all {len(runs)} runs x {len(RPDI_MEASURES)} measures within 1e-9")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,457 @@
+"""``rpdi run``: experiment configs, reproducibly, on one machine or on a Dask cluster.
+
+What is checked:
+
+- the same config and seed give a byte-identical ``results.csv`` with 1 worker, 2 worker
+  processes, a Dask ``LocalCluster`` (2 worker processes), and after an interrupted run is
+  resumed (the interruption is a ``KeyboardInterrupt`` raised by the task function after k
+  tasks: exactly those k are stored, no results are written, and the rerun computes only the
+  rest);
+- every documented config mistake exits with status 2, one line on stderr naming the key path
+  (e.g. ``experiment.sed``), nothing on stdout and no output directory;
+- the shipped configs run (``validate_core``, ``metric_agreement``, ``rbp_paper``; ``template``
+  copied next to a tiny qrels/runs pair), their plots are PNG images, and ``rbp_paper``'s
+  summary reproduces the numbers Moffat & Zobel (2008) print: Table II, the residual example of
+  Section 4.4 and the depths needed for four-digit accuracy (seed 003).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import shutil
+from importlib import resources
+
+import numpy as np
+import pytest
+
+import experiments.runner as runner
+from experiments.cli import main
+from experiments.config import load_config
+from experiments.run import run_experiment
+
+FIELDS = ["run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr", "z",
+          "users"]
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+SMALL = """\
+[experiment]
+name = "small"
+seed = 42
+users = 500
+
+[data.synthetic]
+topics = 6
+runs = 3
+depth = 30
+seed = 4
+
+[[measures]]
+name = "RBP(p={p})"
+grid = { p = [0.5, 0.8] }
+
+[[measures]]
+name = "AP"
+
+[[measures]]
+name = "RR"
+"""
+
+
+def write(path, text: str) -> str:
+    path.write_text(text)
+    return str(path)
+
+
+def cli(capsys, argv) -> tuple[int, str, str]:
+    try:
+        status = main(argv)
+    except SystemExit as exc:
+        status = exc.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def read(path) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def stored(out) -> set[str]:
+    """Ids of the task results stored under OUT/tasks (no temporary files may be left)."""
+    names = os.listdir(os.path.join(out, "tasks"))
+    assert all(n.endswith(".json") and not n.startswith(".tmp-") for n in names), names
+    return {n[:-len(".json")] for n in names}
+
+
+def assert_png(path) -> None:
+    data = read(path)
+    assert data[:8] == PNG_SIGNATURE, path
+    assert len(data) > 5000, (path, len(data))
+    import matplotlib.image
+
+    image = matplotlib.image.imread(path)  # decodes: a real image, not just a header
+    assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100, image.shape
+    assert np.ptp(image[..., :3]) > 0  # not a blank canvas
+
+
+# --------------------------------------------------------------------------- reproducibility
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """The small config and the results.csv of a plain run with one worker."""
+    base = tmp_path_factory.mktemp("small")
+    config = write(base / "small.toml", SMALL)
+    out = str(base / "one")
+    summary = run_experiment(config, out=out, workers=1)
+    assert "results in" in summary
+    return config, read(os.path.join(out, "results.csv"))
+
+
+def test_results_csv_has_the_documented_columns_and_rows(small):
+    config, data = small
+    rows = list(csv.reader(data.decode().splitlines()))
+    assert rows[0] == FIELDS
+    # 4 measures x 3 runs x (6 topics + the mean)
+    assert len(rows) - 1 == 4 * 3 * 7
+    assert {r[0] for r in rows[1:]} == {"sys01", "sys02", "sys03"}
+    # 500 users per (run, topic, measure); none where the measure is undefined (AP with R = 0)
+    assert all(r[9] == ("500" if r[6] else "0") for r in rows[1:] if r[1] != "all")
+    assert any(r[9] == "500" for r in rows[1:])
+
+
+def test_two_workers_give_identical_results(small, tmp_path):
+    config, expected = small
+    run_experiment(config, out=str(tmp_path / "two"), workers=2)
+    assert read(tmp_path / "two" / "results.csv") == expected
+
+
+def test_dask_local_cluster_gives_identical_results(small, tmp_path):
+    from dask.distributed import LocalCluster
+
+    config, expected = small
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        run_experiment(config, out=str(tmp_path / "dask"), scheduler=cluster.scheduler_address)
+    assert read(tmp_path / "dask" / "results.csv") == expected
+    assert read(tmp_path / "dask" / "manifest.json")  # the report is complete
+
+
+def test_unreachable_scheduler_is_a_one_line_error(small, tmp_path, capsys):
+    config, _ = small
+    status, out, err = cli(capsys, ["run", config, "--out", str(tmp_path / "x"),
+                                    "--scheduler", "tcp://127.0.0.1:9"])
+    assert status == 2 and out == "" and err.count("\n") == 1 and "--scheduler" in err, err
+    assert not os.path.exists(tmp_path / "x" / "results.csv")
+
+
+def test_interrupted_run_resumes_to_identical_results(small, tmp_path, monkeypatch, capsys):
+    config, expected = small
+    out = str(tmp_path / "resumed")
+    tasks = runner.plan(load_config(config)[0])
+    real = runner.run_task
+    calls = []
+    k = 5
+
+    def interrupted(spec):
+        if len(calls) == k:
+            raise KeyboardInterrupt
+        calls.append(spec["id"])
+        return real(spec)
+
+    monkeypatch.setattr(runner, "run_task", interrupted)
+    status, stdout, err = cli(capsys, ["run", config, "--out", out])
+    assert status == 130 and stdout == "" and "interrupted" in err, (status, err)
+    assert stored(out) == set(calls) == {t["id"] for t in tasks[:k]}
+    assert sorted(os.listdir(out)) == ["tasks"]  # no results.csv, no partial report
+
+    def counted(spec):
+        calls.append(spec["id"])
+        return real(spec)
+
+    calls.clear()
+    monkeypatch.setattr(runner, "run_task", counted)
+    status, stdout, err = cli(capsys, ["run", config, "--out", out])
+    assert status == 0, err
+    assert calls == [t["id"] for t in tasks[k:]]  # nothing finished is computed again
+    assert read(os.path.join(out, "results.csv")) == expected
+
+    calls.clear()  # a finished experiment reruns without computing anything
+    run_experiment(config, out=out)
+    assert calls == [] and read(os.path.join(out, "results.csv")) == expected
+
+    run_experiment(config, out=out, fresh=True)  # --fresh starts over
+    assert calls == [t["id"] for t in tasks] and read(os.path.join(out, "results.csv")) == expected
+
+
+def test_another_seed_changes_the_simulation_only(small, tmp_path):
+    config, expected = small
+    other = write(tmp_path / "other.toml", SMALL.replace("seed = 42", "seed = 43"))
+    run_experiment(other, out=str(tmp_path / "other"))
+    a = list(csv.DictReader(expected.decode().splitlines()))
+    b = list(csv.DictReader(read(tmp_path / "other" / "results.csv").decode().splitlines()))
+    assert [(r["closed_form"], r["exact"]) for r in a] == [(r["closed_form"], r["exact"]) for r in b]
+    assert [r["estimate"] for r in a] != [r["estimate"] for r in b]
+
+
+# --------------------------------------------------------------------------- config mistakes
+
+FILES = """\
+[experiment]
+name = "files"
+
+[data]
+qrels = "{qrels}"
+runs = [{runs}]
+
+[[measures]]
+name = "AP"
+"""
+
+QRELS = "1 0 d1 1\n1 0 d2 0\n1 0 d3 1\n2 0 d1 0\n2 0 d4 1\n"
+RUN_A = "1 Q0 d1 1 3.0 a\n1 Q0 d2 2 2.0 a\n1 Q0 d3 3 1.0 a\n2 Q0 d4 1 2.0 a\n2 Q0 d1 2 1.0 a\n"
+RUN_B = "1 Q0 d3 1 3.0 b\n1 Q0 d9 2 2.0 b\n1 Q0 d1 3 1.0 b\n2 Q0 d1 1 2.0 b\n2 Q0 d4 2 1.0 b\n"
+RUN_C = "1 Q0 d2 1 3.0 c\n1 Q0 d1 2 2.0 c\n2 Q0 d5 1 2.0 c\n2 Q0 d4 2 1.0 c\n"
+
+
+def _files(qrels="qrels.txt", runs='"runs/*.run"') -> str:
+    return FILES.format(qrels=qrels, runs=runs)
+
+
+MISTAKES = {  # name: (config text, key path the message must name)
+    "misspelt key": (SMALL.replace("seed = 42", "sed = 42"), "experiment.sed"),
+    "misplaced key": (SMALL.replace("[data.synthetic]", "[data]\nusers = 10\n\n[data.synthetic]"), "data.users"),
+    "key in the wrong table": (SMALL.replace("depth = 30", "depth = 30\nengine = \"agent\""),
+                               "data.synthetic.engine"),
+    "wrong type": (SMALL.replace("users = 500", 'users = "many"'), "experiment.users"),
+    "negative users": (SMALL.replace("users = 500", "users = -5"), "experiment.users"),
+    "wrong type in the data": (SMALL.replace("topics = 6", "topics = 6.5"), "data.synthetic.topics"),
+    "bad engine": (SMALL.replace("users = 500", 'users = 500\nengine = "warp"'), "experiment.engine"),
+    "bad measure": (SMALL + '\n[[measures]]\nname = "NoSuchMeasure@10"\n', "measures.3.name"),
+    "bad parameter": (SMALL.replace("p = [0.5, 0.8]", "p = [0.5, 1.5]"), "measures.0.name"),
+    "measure without a browsing model": (SMALL + '\n[[measures]]\nname = "RBO(p=0.9)"\n', "measures.3.name"),
+    "grid placeholder missing": (SMALL.replace('name = "RBP(p={p})"', 'name = "RBP(p={q})"'), "measures.0.name"),
+    "measure listed twice": (SMALL + '\n[[measures]]\nname = "AP"\n', "measures"),
+    "empty measures": (SMALL.split("[[measures]]")[0] + "measures = []\n", "measures"),
+    "no measures": (SMALL.split("[[measures]]")[0], "measures"),
+    "no experiment name": (SMALL.replace('name = "small"\n', ""), "experiment.name"),
+    "missing qrels file": (_files(qrels="nonesuch.txt"), "data.qrels"),
+    "run glob matching nothing": (_files(runs='"runs/*.run", "other/*.trec"'), "data.runs.1"),
+    "both synthetic and files": (_files() + "\n[data.synthetic]\ntopics = 6\n", "data"),
+    "neither synthetic nor files": ('[experiment]\nname = "x"\n\n[data]\n\n[[measures]]\nname = "AP"\n', "data"),
+    "qrels without runs": (_files().replace('runs = ["runs/*.run"]\n', ""), "data"),
+    "malformed qrels file": (_files(qrels="bad.qrels"), "bad.qrels:2"),
+    "invalid TOML": (SMALL.replace("[experiment]", "[experiment"), "not valid TOML"),
+}
+
+
+@pytest.fixture
+def data_dir(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "bad.qrels").write_text("1 0 d1 1\n1 0 d2\n")
+    (tmp_path / "runs").mkdir()
+    for name, text in (("a", RUN_A), ("b", RUN_B), ("c", RUN_C)):
+        (tmp_path / "runs" / f"{name}.run").write_text(text)
+    return tmp_path
+
+
+def assert_config_error(capsys, argv, out_dir, fragment) -> str:
+    status, out, err = cli(capsys, argv)
+    assert status == 2, (status, err)
+    assert out == "", out
+    assert err.endswith("\n") and err.count("\n") == 1, err  # one line
+    assert "Traceback" not in err and fragment in err, err
+    assert not os.path.exists(out_dir) or not os.listdir(out_dir), os.listdir(out_dir)
+    return err
+
+
+@pytest.mark.parametrize("mistake", list(MISTAKES))
+def test_config_mistake_exits_2_naming_the_key(mistake, data_dir, capsys):
+    text, key = MISTAKES[mistake]
+    config = write(data_dir / "exp.toml", text)
+    out = data_dir / "out"
+    err = assert_config_error(capsys, ["run", config, "--out", str(out)], out, key)
+    assert err.startswith("rpdi run: ")
+    if "." in key and " " not in key and not key.endswith(":2"):  # a key path: named as such
+        assert re.search(rf"(^|\s){re.escape(key)}:", err), err
+
+
+def test_unknown_config_name_exits_2(tmp_path, capsys):
+    out = tmp_path / "out"
+    err = assert_config_error(capsys, ["run", "no_such_experiment", "--out", str(out)], out,
+                              "no_such_experiment")
+    assert "validate_core" in err  # names the shipped ones
+    assert_config_error(capsys, ["run", str(tmp_path / "missing.toml"), "--out", str(out)], out,
+                        "missing.toml: no such file")
+
+
+def test_a_directory_does_not_shadow_a_shipped_config(tmp_path, monkeypatch, capsys):
+    """A results directory named like a shipped config (``--out validate_core``) is not a config."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "template").mkdir()
+    # the shipped template is found (and fails on its missing data, not on the directory)
+    assert_config_error(capsys, ["run", "template", "--out", "o"], tmp_path / "o", "data.qrels")
+    (tmp_path / "d.toml").mkdir()
+    assert_config_error(capsys, ["run", "d.toml", "--out", "o"], tmp_path / "o", "d.toml")
+
+
+def test_bad_workers_exits_2(small, tmp_path, capsys):
+    config, _ = small
+    assert_config_error(capsys, ["run", config, "--out", str(tmp_path / "o"), "--workers", "0"],
+                        tmp_path / "o", "--workers")
+
+
+# --------------------------------------------------------------------------- shipped configs
+
+
+def test_shipped_validate_core(tmp_path, capsys):
+    out = tmp_path / "validate_core"
+    status, stdout, err = cli(capsys, ["run", "validate_core", "--out", str(out)])
+    assert status == 0, err
+    assert "no Holm rejection at 0.01, zero-variance cases exact" in stdout
+    assert "DISAGREEMENT" not in stdout
+    rows = list(csv.DictReader(read(out / "results.csv").decode().splitlines()))
+    assert list(rows[0]) == FIELDS
+    measures = {r["measure"] for r in rows}
+    assert measures == {"P@10", "RR", "AP", "RBP(p=0.5)", "RBP(p=0.8)", "RBP(p=0.95)", "ERR@20", "SDCG@10"}
+    for r in rows:  # closed form equals the exact expectation of the browsing model
+        assert (r["closed_form"] == "") == (r["exact"] == ""), r  # both undefined (AP with R = 0) or neither
+        if r["exact"]:
+            assert abs(float(r["closed_form"]) - float(r["exact"])) < 1e-9, r
+        if r["topic"] != "all":
+            assert r["users"] == ("5000" if r["exact"] else "0"), r
+    assert sum(r["users"] == "5000" for r in rows) > 0.9 * sum(r["topic"] != "all" for r in rows)
+    for name in ("agreement", "zscores", "stopping", "parameter_3_RBP_p_p"):
+        assert_png(out / "plots" / f"{name}.png")
+    summary = read(out / "summary.md").decode()
+    assert summary.startswith("# validate_core") and "Holm rejections" in summary
+
+
+def test_shipped_metric_agreement(tmp_path, capsys):
+    out = tmp_path / "metric_agreement"
+    status, stdout, err = cli(capsys, ["run", "metric_agreement", "--out", str(out)])
+    assert status == 0 and err == "", err  # no warnings either
+    rows = list(csv.DictReader(read(out / "results.csv").decode().splitlines()))
+    measures = ["RR", "P@10", "AP", "nDCG@100", "RBP(p=0.5)", "RBP(p=0.8)", "RBP(p=0.95)"]
+    summary = read(out / "summary.md").decode()
+    tau = _md_rows(summary, "### Kendall's tau")
+    assert [r[0] for r in tau] == measures
+    # recompute Kendall's tau between system orderings from results.csv, independently
+    from scipy.stats import kendalltau
+
+    per = {}
+    for r in rows:
+        if r["topic"] != "all" and r["closed_form"]:  # undefined values are left out
+            per.setdefault(r["measure"], {}).setdefault(r["run"], []).append(float(r["closed_form"]))
+    runs = sorted(per["AP"])
+    assert len(runs) == 12
+    means = {m: [np.mean(per[m][run]) for run in runs] for m in measures}
+    for i, m in enumerate(measures):
+        for j, o in enumerate(measures):
+            assert abs(float(tau[i][j + 1]) - kendalltau(means[m], means[o])[0]) < 1e-4, (m, o)
+    counts = _md_rows(summary, "### Significantly different system pairs (of 66)")
+    assert [r[0] for r in counts] == measures
+    for r in counts:
+        t05, t01, w05, w01 = map(int, r[1:])
+        assert 0 <= t01 <= t05 <= 66 and 0 <= w01 <= w05 <= 66, r
+    for name in ("agreement", "zscores", "stopping"):
+        assert_png(out / "plots" / f"{name}.png")
+
+
+def _md_rows(text: str, heading: str) -> list[list[str]]:
+    """The body rows of the first Markdown table after ``heading``."""
+    return _md_table(text, heading)[1]
+
+
+def _md_table(text: str, heading: str) -> tuple[list[str], list[list[str]]]:
+    """Header and body rows of the first Markdown table after ``heading``."""
+    start = text.index(heading)
+    table = []
+    for line in text[start:].splitlines()[1:]:
+        if line.startswith("|"):
+            table.append([c.strip() for c in line.strip().strip("|").split("|")])
+        elif table:
+            break
+    assert len(table) > 2 and set(table[1][0]) <= set("-"), table
+    return table[0], table[2:]
+
+
+def printed(value: float, text: str) -> None:
+    """``value`` rounds to ``text`` at the number of decimals the paper prints."""
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    assert abs(value - float(text)) <= 0.5 * 10.0 ** -decimals + 1e-9, (value, text)
+
+
+# Moffat & Zobel (2008), seed 003: Table II on "$$---$----$-----$---" (rows: relevant document
+# rank; columns p = 0.5, 0.8, 0.95), as printed.
+TABLE_II = {"1": ("1.0000", "1.0000", "1.0000"), "2": ("0.5000", "0.8000", "0.9500"),
+            "6": ("0.0313", "0.3277", "0.7738"), "11": ("0.0010", "0.1074", "0.5987"),
+            "17": ("0.0000", "0.0281", "0.4401"), "Total": ("1.5322", "2.2632", "3.7626"),
+            "x(1 - p)": ("0.7661", "0.4526", "0.1881")}
+# Section 4.4: "$$---$----$-??--?---" is bounded by these (lower, upper)
+RESIDUAL_BOUNDS = {"0.5": ("0.7661", "0.7663"), "0.8": ("0.447", "0.489"), "0.95": ("0.17", "0.60")}
+# Section 4.4: the depth for a residual below 0.0001
+DEPTHS = {"0.5": 14, "0.8": 42, "0.95": 180}
+
+
+def test_shipped_rbp_paper_reproduces_the_seed(tmp_path, capsys):
+    out = tmp_path / "rbp_paper"
+    status, stdout, err = cli(capsys, ["run", "rbp_paper", "--out", str(out)])
+    assert status == 0, err
+    assert "agreement:" in stdout
+    verdicts = _md_rows(read(out / "summary.md").decode(), "## Agreement")
+    assert len(verdicts) == 6 and all(v[5] == "0" for v in verdicts), verdicts  # zero-variance cases exact
+    cfg, _ = load_config(str(resources.files("experiments") / "configs" / "rbp_paper.toml"))
+    assert cfg.analysis.worked_examples and cfg.analysis.accuracy == 1e-4
+    summary = read(out / "summary.md").decode()
+
+    header, rows = _md_table(summary, "### Table II")
+    column = {h.removeprefix("p = "): i for i, h in enumerate(header)}
+    table = {r[0]: r for r in rows}
+    assert set(table) == set(TABLE_II)
+    for label, paper in TABLE_II.items():
+        for p, text in zip(("0.5", "0.8", "0.95"), paper):
+            printed(float(table[label][column[p]]), text)
+
+    header, rows = _md_table(summary, "### Residual bounds")
+    bounds = {r[0]: (float(r[1]), float(r[2]), float(r[3])) for r in rows}
+    for p, (lower, upper) in RESIDUAL_BOUNDS.items():
+        lo, up, residual = bounds[p]
+        printed(lo, lower)
+        printed(up, upper)
+        q = float(p)  # the paper's residual p^20 + (1 - p)(p^12 + p^13 + p^16)
+        assert abs(residual - (q ** 20 + (1 - q) * (q ** 12 + q ** 13 + q ** 16))) < 1e-6
+        assert abs(up - lo - residual) < 2e-6
+
+    header, rows = _md_table(summary, "### Depth needed for a residual below 0.0001")
+    depth = {r[1]: int(r[2]) for r in rows}
+    for p, d in DEPTHS.items():
+        assert depth[f"{float(p):.4f}"] == d, (p, depth)
+
+    _, rows = _md_table(summary, "### Score bounds against evaluation depth")
+    for r in rows:  # Figure 5: lower <= upper at every depth
+        assert float(r[2]) <= float(r[3]) + 1e-12, r
+    for name in ("residual_depth", "parameter_0_RBP_p_p", "agreement", "zscores", "stopping"):
+        assert_png(out / "plots" / f"{name}.png")  # Figures 5 and 6 among them
+
+
+def test_shipped_template_runs_next_to_user_data(data_dir, capsys, monkeypatch):
+    """The template, copied next to a tiny qrels file and a runs/ folder, runs as it is
+    (its paths are relative to the config; the output goes to its output.dir)."""
+    template = resources.files("experiments") / "configs" / "template.toml"
+    text = template.read_text().replace("users = 10000", "users = 300")
+    config = write(data_dir / "my_experiment.toml", text)
+    monkeypatch.chdir(data_dir / "runs")  # the working directory does not matter
+    status, stdout, err = cli(capsys, ["run", config])
+    assert status == 0, err
+    out = data_dir / "results" / "my-experiment"
+    rows = list(csv.DictReader(read(out / "results.csv").decode().splitlines()))
+    assert {r["run"] for r in rows} == {"a", "b", "c"}
+    assert {r["measure"] for r in rows} == {"RBP(p=0.5)", "RBP(p=0.8)", "RBP(p=0.95)", "AP", "nDCG@10"}
+    assert_png(out / "plots" / "agreement.png")
+    # the template as shipped has no data next to it: exit 2 naming data.qrels, nothing written
+    shipped = str(template)
+    assert_config_error(capsys, ["run", "template", "--out", str(data_dir / "t")], data_dir / "t", "data.qrels")
+    assert not os.path.exists(os.path.join(os.path.dirname(shipped), "results"))
+    shutil.rmtree(out)
