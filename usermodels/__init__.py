@@ -15,6 +15,7 @@ from usermodels.exact import AGGREGATIONS, CONVENTIONS, Expectations, exact
 from usermodels.hit import HIT, Success
 from usermodels.logdiscount import DCG, NDCG, SDCG
 from usermodels.plugin import is_plugin, load_plugin
+from usermodels.population import BetaRBP
 from usermodels.precision import Precision
 from usermodels.rbp import RBP
 from usermodels.rbp2 import RBP2
@@ -24,7 +25,7 @@ from usermodels.tbg import TBG
 
 MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [
     Precision, ReciprocalRank, RobertsonAP, RBP, ERR, SDCG, DCG, NDCG, HIT, Success, RR2,
-    CautiousRR, RBP2, INST, INSQ, NERR8, NERR9, NERR10, NERR11, TBG,
+    CautiousRR, RBP2, INST, INSQ, NERR8, NERR9, NERR10, NERR11, TBG, BetaRBP,
 ]}
 
 

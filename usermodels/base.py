@@ -87,6 +87,16 @@ class BrowsingModel:
     def n_states(self, view: View) -> int:
         return 1
 
+    def state_values(self, view: View) -> np.ndarray:
+        """What ``step`` receives as the state of each of the K states (default: 0..K-1)."""
+        return np.arange(self.n_states(view))
+
+    def draw_start(self, rng: np.random.Generator, users: int, start: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Start states of simulated users: one uniform draw each from the start distribution
+        ``start`` over the state values (a model with a continuous population overrides it)."""
+        cum = np.cumsum(start)
+        return values[np.minimum(np.searchsorted(cum, rng.random(users) * cum[-1], side="right"), len(cum) - 1)]
+
     def initial(self, view: View) -> np.ndarray:
         """(S, T, K) probabilities of the starting states; a topic with no mass is undefined."""
         p = np.zeros(view.length.shape + (self.n_states(view),))

@@ -79,8 +79,9 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
     upper_g = np.where(unknown, tail_max, lower_g)
     tail = np.concatenate([np.zeros_like(tail_max), tail_max if convention == "unknown" else np.zeros_like(tail_max)])
     start = model.initial(view)
-    both = _propagate(model, np.concatenate([start, start]), np.concatenate([lower_g, upper_g]), tail,
-                      np.concatenate([view.length, view.length]), convention, horizon, tol)
+    both = _propagate(model, np.concatenate([start, start]), model.state_values(view),
+                      np.concatenate([lower_g, upper_g]), tail, np.concatenate([view.length, view.length]),
+                      convention, horizon, tol)
     lower = {k: v[:S] for k, v in both.values.items()}
     upper = {k: v[S:] for k, v in both.values.items()}
     if model.normalised:
@@ -104,9 +105,10 @@ class _Run:
     never: np.ndarray
 
 
-def _propagate(model, start, gains, tail_gain, length, convention, horizon, tol) -> _Run:
-    """Propagate the start distribution ``start`` (rows..., K) through ``gains`` (rows..., W),
-    then through a tail of gain ``tail_gain`` (rows..., 1) up to the horizon."""
+def _propagate(model, start, states, gains, tail_gain, length, convention, horizon, tol) -> _Run:
+    """Propagate the start distribution ``start`` (rows..., K) over the state values ``states``
+    (K,) through ``gains`` (rows..., W), then a tail of gain ``tail_gain`` (rows..., 1) up to the
+    horizon. Next states returned by a step are indices 0..K-1."""
     rows = gains.shape[:-1]
     W = gains.shape[-1]
     m = start.astype(float)
@@ -114,7 +116,6 @@ def _propagate(model, start, gains, tail_gain, length, convention, horizon, tol)
     defined = m.sum(-1) > 0
     h = np.zeros_like(m)
     q = np.zeros_like(m)  # E[G^2 1{alive in that state}], for the variances
-    states = np.arange(K)
     reach, stops = [], []
     g_stop, n_stop, rate_stop, cost, never, g_never = (np.zeros(rows) for _ in range(6))
     g2_stop, n2_stop, gn_stop, rate2_stop, g2_never = (np.zeros(rows) for _ in range(5))
@@ -225,5 +226,5 @@ def _ideal_propagation(model, rankings: Rankings, convention, horizon, tol) -> d
                               np.ones((1, T), bool), ideal, rankings.n_judged, rankings.max_grade)
     view = View(ideal_rankings, model.k)
     gains = model.gains(view.grade, view)
-    return _propagate(model, model.initial(view), gains, np.zeros(gains.shape[:-1] + (1,)), view.length,
-                      convention, horizon, tol).values
+    return _propagate(model, model.initial(view), model.state_values(view), gains,
+                      np.zeros(gains.shape[:-1] + (1,)), view.length, convention, horizon, tol).values
