@@ -380,7 +380,9 @@ def rbp(v: View, p: float, rel: float | None, max_rel: float | None) -> Score:
 
 def beta_rbp(v: View, a: float, b: float, rel: float | None, max_rel: float | None) -> Score:
     """BetaRBP(a, b) = integral over p of RBP(p) Beta(p; a, b) dp, and likewise its residual,
-    by adaptive quadrature (scipy.integrate.quad_vec) over all rankings at once.
+    from the Beta moments E[(1 - p) p^(i-1)] = B(a + i - 1, b + 1)/B(a, b) and
+    E[p^n] = B(a + n, b)/B(a, b) (RBP(p) is a polynomial in p), so also for a or b < 1, where
+    the density is infinite at an end of [0, 1].
 
     User: a population of RBP users, each with a persistence p drawn from Beta(a, b); the score
     is the population's mean of each user's expected rate of gain.
@@ -389,20 +391,13 @@ def beta_rbp(v: View, a: float, b: float, rel: float | None, max_rel: float | No
     >>> round(score("BetaRBP(a=1,b=1)", [1]), 4)  # the mean of 1 - p over p ~ U(0, 1)
     0.5
     """
-    from scipy.integrate import quad_vec
-    from scipy.stats import beta as beta_dist
+    from scipy.special import betaln
 
     gains = v.relevant(rel) if rel is not None else v.scaled(max_rel)
     unjudged = (v.retrieved & ~v.judged).astype(float)
-    ranks = v.ranks - 1
-
-    def integrand(p):
-        w = (1 - p) * p ** ranks * beta_dist.pdf(p, a, b)
-        tail = p ** v.length * beta_dist.pdf(p, a, b)
-        return np.stack([(gains * w).sum(-1), (unjudged * w).sum(-1) + tail])
-
-    (value, residual), _ = quad_vec(integrand, 0.0, 1.0, epsabs=1e-13, epsrel=1e-12)
-    return Score(value, residual=residual)
+    w = np.exp(betaln(a + v.ranks - 1, b + 1) - betaln(a, b))  # E[(1 - p) p^(i-1)]
+    tail = np.exp(betaln(a + v.length, b) - betaln(a, b))  # E[p^n]
+    return Score((gains * w).sum(-1), residual=(unjudged * w).sum(-1) + tail)
 
 
 def rbp2(v: View, p1: float, p2: float, rel: float) -> Score:

@@ -1,8 +1,12 @@
 """The agent engine: every user is a simpy process; reading a document takes simulated time.
 
 The same model definitions as the vectorised engine, run one user at a time: a user reads rank
-i (a timeout of the document's cost, one unit by default), draws one uniform number and follows
+i (a timeout of the branch's time, one unit by default), draws one uniform number and follows
 the branch it selects. Slow, but faithful to time, and the reference for the lockstep engine.
+
+A model's step is a function of (state, rank) only (the exact evaluator relies on this too), so
+each (rank, state) transition is worked out once per block, as plain Python numbers, and every
+user who meets it draws against it.
 """
 
 from __future__ import annotations
@@ -10,8 +14,46 @@ from __future__ import annotations
 import numpy as np
 import simpy
 
-from simulate.ranking import Ranking, choose
+from simulate.ranking import Ranking
 from usermodels.base import BrowsingModel
+
+
+class _Transitions:
+    """The model's branches at (rank, state) as plain numbers, computed on first use."""
+
+    def __init__(self, model: BrowsingModel, ranking: Ranking):
+        self.model, self.ranking = model, ranking
+        self.steps: dict = {}
+        self.gone: dict = {}
+
+    def step(self, i: int, state: int) -> tuple:
+        """(cumulative probabilities but the last, gains, continues, next states, times)."""
+        key = (i, state)
+        t = self.steps.get(key)
+        if t is None:
+            s = np.array([state])
+            branches = self.model.step(s, self.ranking.at(i))
+            cums, c = [], None
+            for b in branches[:-1]:
+                p = float(np.broadcast_to(np.asarray(b.prob, dtype=float), (1,))[0])
+                c = p if c is None else c + p
+                cums.append(c)
+            one = lambda x, kind: kind(np.broadcast_to(np.asarray(x), (1,))[0])  # noqa: E731
+            end = self.ranking.ends_at(i)
+            t = self.steps[key] = (
+                tuple(cums),
+                tuple(one(b.gain, float) for b in branches),
+                tuple(one(b.cont, bool) and not end for b in branches),
+                tuple(state if b.state is None else one(b.state, int) for b in branches),
+                tuple(one(b.time, float) for b in branches))
+        return t
+
+    def absorbed(self, i: int, state: int) -> bool:
+        key = (i, state)
+        a = self.gone.get(key)
+        if a is None:
+            a = self.gone[key] = bool(np.asarray(self.model.absorbed(np.array([state]), i)).all())
+        return a
 
 
 def sessions(model: BrowsingModel, ranking: Ranking, users: int, rng: np.random.Generator):
@@ -19,35 +61,41 @@ def sessions(model: BrowsingModel, ranking: Ranking, users: int, rng: np.random.
     the simulated time each session took. A model with a time budget has each user draw
     B ~ Exponential(ln 2 / halflife) at the start and stop once simulated time passes it."""
     env = simpy.Environment()
-    cum = np.cumsum(ranking.start)
-    starts = np.minimum(np.searchsorted(cum, rng.random(users) * cum[-1], side="right"), len(cum) - 1)
+    starts = ranking.draw_start(model, rng, users)
     budgets = np.full(users, np.inf)
     if model.halflife is not None:
         budgets = rng.exponential(model.halflife / np.log(2), users)
     G = np.zeros(users)
     N = np.zeros(users)
     time = np.zeros(users)
+    table = _Transitions(model, ranking)
+    draw, timeout, length = rng.random, env.timeout, ranking.length
 
-    def user(u: int, state: np.ndarray):
-        if ranking.convention == "stop" and ranking.length == 0:
-            return
+    def user(u: int, state: int, budget: float):
         began = env.now
+        g = 0.0
         i = 0
         while True:
             i += 1
-            at = ranking.at(i)
-            if i > ranking.length and bool(np.asarray(model.absorbed(state, i)).all()):
+            if i > length and table.absorbed(i, state):
                 N[u] = np.inf
                 return
-            gain, cont, state, spent = choose(model.step(state, at), rng.random(1), state)
-            G[u] += gain[0]
+            cums, gains, conts, states, times = table.step(i, state)
+            x = draw()
+            j = 0
+            for c in cums:  # the first branch whose cumulative probability exceeds x
+                j += x >= c
+            g += gains[j]
+            G[u] = g
             N[u] = i
-            yield env.timeout(spent[0])
+            yield timeout(times[j])
             time[u] = env.now - began
-            if not cont[0] or ranking.ends_at(i) or env.now - began > budgets[u]:
+            state = states[j]
+            if not conts[j] or env.now - began > budget:
                 return
 
-    for u in range(users):
-        env.process(user(u, starts[u: u + 1]))
+    if not (ranking.convention == "stop" and ranking.length == 0):  # else nobody reads anything
+        for u, (s, b) in enumerate(zip(starts.tolist(), budgets.tolist())):
+            env.process(user(u, s, b))
     env.run()
     return G, N, time

@@ -12,7 +12,11 @@ inspected (infinite for a user who never stops), r = G/N (0 when N is 0 or infin
               Var ~ (s_G^2 - 2 R s_GN + R^2 s_N^2) / (n mean_N^2),  R = mean G / mean N
 
 Sums are kept about a shift (the first session's values) against cancellation, and a quantity
-that never varied is reported exactly with a standard error of 0.
+that never varied is reported exactly with a standard error of 0; so is ``rate`` when every
+user's G/N is the same R (then G - R N, the delta method's linearised quantity, is 0 for all:
+G always 0, or a model whose users all read only relevant documents), and when its variance is
+0 but for rounding (below 1e-12 of the terms it is the difference of): a standard error made of
+rounding noise would turn rounding noise in the estimate into a meaningless z.
 """
 
 from __future__ import annotations
@@ -77,7 +81,11 @@ class Moments:
         (mg, vg), (mn, vn) = self.mean_var("g"), self.mean_var("n")
         if mn == 0:
             return 0.0, 0.0
+        if self.lo["r"] == self.hi["r"]:  # G = R N for every user: the ratio never varied
+            return self.lo["r"], 0.0
         cov = 0.0 if vg == 0 or vn == 0 else self.gn / n - (self.s1["g"] / n) * (self.s1["n"] / n)
         R = mg / mn
         v = vg - 2 * R * cov + R * R * vn
-        return R, np.sqrt(max(v, 0.0) / n) / mn
+        if v <= 1e-12 * (vg + R * R * vn):  # zero but for rounding (G/N equal to the last bits)
+            v = 0.0
+        return R, np.sqrt(v / n) / mn

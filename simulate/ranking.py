@@ -24,6 +24,12 @@ class Ranking:
     start: np.ndarray  # (K,) probabilities of the starting states
     convention: str
     horizon: int
+    values: np.ndarray | None = None  # (K,) what step receives as each state (None: 0..K-1)
+
+    def draw_start(self, model: BrowsingModel, rng: np.random.Generator, users: int) -> np.ndarray:
+        """Start states of ``users`` users (the model's draw: one uniform each by default)."""
+        values = np.arange(len(self.start)) if self.values is None else self.values
+        return model.draw_start(rng, users, self.start, values)
 
     def at(self, i: int) -> At:
         """What the user meets at rank i (1-based); past the view: a zero-gain tail."""
@@ -46,9 +52,10 @@ def rankings_for(model: BrowsingModel, view, convention: str, horizon: int | Non
     seen = np.cumsum(gains, axis=-1)
     best = np.maximum.accumulate(np.concatenate([np.zeros(gains.shape[:-1] + (1,)), gains[..., :-1]], -1), -1)
     horizon = model.horizon if horizon is None else horizon
+    values = np.asarray(model.state_values(view))
     S, T = gains.shape[:2]
     return {(s, t): Ranking(gains[s, t], int(view.length[s, t]), seen[s, t], best[s, t], start[s, t],
-                            convention, horizon)
+                            convention, horizon, values)
             for s in range(S) for t in range(T)}
 
 
@@ -64,10 +71,42 @@ def block_rng(task: np.random.SeedSequence, block: int) -> np.random.Generator:
 
 
 def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray) -> tuple:
-    """Pick each user's branch by one uniform draw u: (gain, continue, next state, time)."""
-    shape = state.shape
-    probs = np.stack([np.broadcast_to(np.asarray(b.prob, dtype=float), shape) for b in branches])
-    j = np.minimum((u >= np.cumsum(probs, axis=0)).sum(axis=0), len(branches) - 1)
+    """Pick each user's branch by one uniform draw u: (gain, continue, next state, time).
+
+    User j takes the first branch b with u < prob_1 + ... + prob_b (the last one if none), the
+    cumulative sums taken in branch order. ``cont`` is a fresh bool array of u's shape; ``gain``
+    and ``time`` are float arrays, or plain floats when every branch has the same scalar value;
+    ``state`` is returned as given when no branch moves it.
+    """
+    shape = u.shape
+    n = len(branches)
+    if n == 1:
+        b = branches[0]
+        cont = _fresh_bool(b.cont, shape)
+        nxt = state if b.state is None else np.broadcast_to(b.state, shape)
+        return _value(b.gain), cont, nxt, _value(b.time)
+    c = _float(branches[0].prob)
+    if n == 2:  # the second branch is taken where u >= prob_1
+        b0, b1 = branches
+        c0, c1 = b0.cont, b1.cont
+        s0, s1 = b0.state, b1.state
+        if c0 is True and c1 is False:  # read on, or stop (geometric)
+            cont = u < c
+            j = None if s0 is None and s1 is None and _same(b0.gain, b1.gain) and _same(b0.time, b1.time) \
+                else ~cont
+        else:
+            j = u >= c
+            cont = j.copy() if c0 is False and c1 is True else _fresh_bool(np.where(j, c1, c0), shape)
+        if s0 is None and s1 is None:
+            nxt = state
+        else:
+            nxt = np.broadcast_to(np.where(j, state if s1 is None else s1, state if s0 is None else s0), shape)
+        return _pick2(j, b0.gain, b1.gain), cont, nxt, _pick2(j, b0.time, b1.time)
+    j = u >= c  # the last cumulative sum is never needed: past it the last branch is taken
+    j = j.astype(np.intp)
+    for b in branches[1:-1]:
+        c = c + _float(b.prob)
+        j += u >= c
     pick = lambda xs: np.choose(j, [np.broadcast_to(np.asarray(x), shape) for x in xs])  # noqa: E731
     gain = pick([b.gain for b in branches]).astype(float)
     cont = pick([b.cont for b in branches]).astype(bool)
@@ -75,3 +114,35 @@ def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray) -> tuple:
     if all(b.state is None for b in branches):
         return gain, cont, state, time
     return gain, cont, pick([state if b.state is None else b.state for b in branches]), time
+
+
+def _fresh_bool(x, shape):
+    """x as a new, writable bool array of the given shape."""
+    if type(x) is bool:
+        return np.full(shape, x)
+    x = np.asarray(x, dtype=bool)
+    return x.copy() if x.shape == shape else np.array(np.broadcast_to(x, shape))
+
+
+def _float(p):
+    return p if type(p) is float else np.asarray(p, dtype=float)
+
+
+def _value(x):
+    """A branch value as float: a plain float for a scalar, else a float array."""
+    if isinstance(x, float):  # float and numpy's float64
+        return float(x)
+    x = np.asarray(x, dtype=float)
+    return x.item() if x.ndim == 0 else x
+
+
+def _same(x0, x1) -> bool:
+    """Whether two branch values are the same object or the same scalar."""
+    return x0 is x1 or (type(x0) is type(x1) and type(x0) in (float, int, np.float64) and x0 == x1)
+
+
+def _pick2(j, x0, x1):
+    """x1 where j else x0, as float (a plain float when both are the same scalar)."""
+    if _same(x0, x1):
+        return _value(x0)
+    return np.where(j, x1, x0).astype(float, copy=False)
