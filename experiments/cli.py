@@ -185,7 +185,8 @@ def _cmd_measures(args) -> str:
     lines = []
     for spec in MEASURES.values():
         cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[spec.cutoff]
-        lines.append(f"{spec.describe()}{cutoff}\n    user: {spec.user_model}\n    ref:  {spec.citation}")
+        lines.append(f"{spec.describe()}{cutoff}\n    {spec.formula}\n    user: {spec.user_model}\n"
+                     f"    ref:  {spec.citation}")
     return "\n".join(lines) + "\n"
 
 

@@ -50,6 +50,12 @@ class MeasureSpec:
         params = ", ".join(f"{p.name}={p.default!r}" for p in self.params)
         return f"{self.name}({params})" if params else self.name
 
+    @property
+    def formula(self) -> str:
+        """The first line of the closed form's docstring: its formula."""
+        doc = (self.compute.__doc__ or "").strip() if self.compute else ""
+        return doc.splitlines()[0] if doc else "(no closed form)"
+
 
 def _rel(default: float = 1) -> Param:
     return Param("rel", float, default, "minimum grade counted as relevant", lambda x: x > 0, "> 0")
