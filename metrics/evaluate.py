@@ -28,7 +28,15 @@ def load_runs(runs) -> list[Run]:
         return [run_from_dict(name, scores) for name, scores in runs.items()]
     if isinstance(runs, (str, os.PathLike, Run)):
         runs = [runs]
-    return [r if isinstance(r, Run) else read_run(r) for r in runs]
+    runs = list(runs)
+    if sum(not isinstance(r, Run) for r in runs) < 2:
+        return [r if isinstance(r, Run) else read_run(r) for r in runs]
+    from concurrent.futures import ThreadPoolExecutor
+
+    # files are parsed concurrently (pyarrow releases the GIL); the first bad file in the
+    # order given is the one reported
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        return list(pool.map(lambda r: r if isinstance(r, Run) else read_run(r), runs))
 
 
 def compute(rankings: Rankings, measures: Sequence[Measure]) -> list[Score]:
