@@ -37,7 +37,7 @@ from metrics.view import View
 from simulate import Moments, simulate, simulate_ranking
 from simulate import vector
 from simulate.ranking import BLOCK, block_rng, rankings_for, stream
-from usermodels import MODELS, Branch, BrowsingModel, exact, model_for
+from usermodels import MODELS, Branch, exact, model_for
 from usermodels.rbp import RBP
 
 ALPHA = 0.01

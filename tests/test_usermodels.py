@@ -27,7 +27,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import usermodels
 from experiments.cli import main as rpdi_main
 from metrics import build_rankings, load_qrels, load_runs, parse_measure
 from metrics.closed_forms import CWL_DEPTH

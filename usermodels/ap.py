@@ -23,8 +23,6 @@ class RobertsonAP(BrowsingModel):
     rule = "draws a target s ~ U{1..R}, reads to the s-th relevant document (for ever if it is never met)"
     citation = "Robertson 2008"
 
-    def gains(self, grade, view):
-        return (grade >= self.rel).astype(float)
 
     def n_states(self, view):
         return int(view.R(self.rel).max(initial=0)) + 1

@@ -80,8 +80,12 @@ class BrowsingModel:
 
     # -- the model ------------------------------------------------------------------------
     def gains(self, grade: np.ndarray, view: View) -> np.ndarray:
-        """The model's gain of a document of each grade (default: grade / max grade in [0, 1])."""
-        top = getattr(self, "max_rel", None) or view.max_grade
+        """The model's gain of a document of each grade: binary (grade >= rel) when the measure
+        has a ``rel``, else grade / max_rel in [0, 1] (max_rel: the qrels' largest grade)."""
+        rel = self.measure.params.get("rel")
+        if rel is not None:
+            return (grade >= rel).astype(float)
+        top = self.measure.params.get("max_rel") or view.max_grade
         return np.minimum(grade / top, 1.0) if top > 0 else np.zeros_like(grade)
 
     def n_states(self, view: View) -> int:

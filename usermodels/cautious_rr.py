@@ -18,8 +18,6 @@ class CautiousRR(BrowsingModel):
     rule = "stops c documents after the first relevant one"
     citation = "Moffat & Zobel 2008"
 
-    def gains(self, grade, view):
-        return (grade >= self.rel).astype(float)
 
     def n_states(self, view):
         return self.c + 1

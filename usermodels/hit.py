@@ -29,5 +29,3 @@ class Success(HIT):
     rule = "reads k documents; succeeds if any is relevant"
     citation = "trec_eval success_k"
 
-    def gains(self, grade, view):
-        return (grade >= self.rel).astype(float)

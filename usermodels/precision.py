@@ -1,6 +1,5 @@
 """Prec@k: the user who reads exactly k documents."""
 
-import numpy as np
 
 from usermodels.base import Branch, BrowsingModel
 
@@ -19,8 +18,6 @@ class Precision(BrowsingModel):
     rule = "reads exactly k documents, then stops"
     citation = "Moffat 2013"
 
-    def gains(self, grade, view):
-        return (grade >= self.rel).astype(float)
 
     def step(self, state, at):
         return [Branch(1.0, at.gain, self.before_cutoff(at.rank))]

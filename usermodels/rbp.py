@@ -19,10 +19,5 @@ class RBP(BrowsingModel):
     rule = "reads on with probability p after every document"
     citation = "Moffat & Zobel 2008"
 
-    def gains(self, grade, view):
-        if self.rel is not None:
-            return (grade >= self.rel).astype(float)
-        return super().gains(grade, view)
-
     def step(self, state, at):
         return geometric(self.p, at.gain)

@@ -19,8 +19,6 @@ class RBP2(BrowsingModel):
     rule = "reads on with probability p1 after a relevant document, p2 after another"
     citation = "Moffat & Zobel 2008"
 
-    def gains(self, grade, view):
-        return (grade >= self.rel).astype(float)
 
     def step(self, state, at):
         return geometric(np.where(at.gain > 0, self.p1, self.p2), at.gain)

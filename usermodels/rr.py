@@ -1,6 +1,5 @@
 """RR: the user who stops at the first relevant document."""
 
-import numpy as np
 
 from usermodels.base import Branch, BrowsingModel
 
@@ -20,8 +19,6 @@ class ReciprocalRank(BrowsingModel):
     rule = "stops at the first relevant document (or at rank k)"
     citation = "Moffat 2013"
 
-    def gains(self, grade, view):
-        return (grade >= self.rel).astype(float)
 
     def step(self, state, at):
         found = at.gain > 0

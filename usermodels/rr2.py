@@ -18,8 +18,6 @@ class RR2(BrowsingModel):
     rule = "a sceptic: stops at the second relevant document"
     citation = "Moffat & Zobel 2008"
 
-    def gains(self, grade, view):
-        return (grade >= self.rel).astype(float)
 
     def n_states(self, view):
         return 2

@@ -28,8 +28,6 @@ class TBG(BrowsingModel):
         super().__init__(measure)
         self.halflife = self.measure.params["halflife"]
 
-    def gains(self, grade, view):
-        return (grade >= self.rel).astype(float)
 
     def step(self, state, at):
         relevant = at.gain > 0
