@@ -65,10 +65,15 @@ def to_numpy(array) -> np.ndarray:
         return array
     if hasattr(array, "combine_chunks"):
         array = array.combine_chunks()
-    try:
-        return np.from_dlpack(array)
-    except (TypeError, BufferError, AttributeError):
-        return array.to_numpy()
+    dtype = np.dtype(_NUMERIC.get(str(array.type), object))
+    if dtype == object or array.null_count:
+        return array.to_numpy(zero_copy_only=False)
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array),
+                         offset=array.offset * dtype.itemsize)
+
+
+_NUMERIC = {"double": "float64", "float": "float32", "int8": "int8", "int16": "int16", "int32": "int32",
+            "int64": "int64", "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64"}
 
 
 def _encode(values):
