@@ -33,10 +33,10 @@ def load_runs(runs) -> list[Run]:
         return [r if isinstance(r, Run) else read_run(r) for r in runs]
     from concurrent.futures import ThreadPoolExecutor
 
-    # files are parsed concurrently (pyarrow releases the GIL); the first bad file in the
-    # order given is the one reported
+    # files are parsed concurrently, each on one thread (pyarrow releases the GIL); the first
+    # bad file in the order given is the one reported
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        return list(pool.map(lambda r: r if isinstance(r, Run) else read_run(r), runs))
+        return list(pool.map(lambda r: r if isinstance(r, Run) else read_run(r, threads=False), runs))
 
 
 def compute(rankings: Rankings, measures: Sequence[Measure]) -> list[Score]:

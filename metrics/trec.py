@@ -133,9 +133,9 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
     return Qrels._from_columns(topic, docno, grade=grade, source=os.fspath(path))
 
 
-def read_run(path: str | os.PathLike, name: str | None = None) -> Run:
+def read_run(path: str | os.PathLike, name: str | None = None, threads: bool = True) -> Run:
     """Read a TREC run file (plain or .gz); the name defaults to :func:`run_name`."""
-    topic, docno, score = _read_table(os.fspath(path), _RUN)
+    topic, docno, score = _read_table(os.fspath(path), _RUN, threads)
     return Run._from_columns(topic, docno, name=name or run_name(path), score=score,
                              source=os.fspath(path))
 
@@ -193,7 +193,7 @@ def _load_bytes(path: str) -> bytes:
     return data
 
 
-def _read_table(path: str, layout):
+def _read_table(path: str, layout, threads: bool = True):
     kind, ncols, value_col, value_name, fields = layout
     data = _load_bytes(path)
     nul = data.find(b"\x00")
@@ -211,10 +211,10 @@ def _read_table(path: str, layout):
     checked = b"\t" not in data and b"\r" not in data
     try:
         try:
-            topic, docno, value = _parse_fast(data, ncols, value_col)
+            topic, docno, value = _parse_fast(data, ncols, value_col, threads)
         except Exception:  # runs of spaces or leading blanks: retry with the white-space parser
             checked = False
-            topic, docno, value = _parse_fast(data.replace(b" ", b"\t"), ncols, value_col)
+            topic, docno, value = _parse_fast(data.replace(b" ", b"\t"), ncols, value_col, threads)
         ok = (bool(np.isfinite(value).all()) and (checked or _fields_ok(data, ncols))
               and not _has_duplicates(topic, docno))
     except Exception:  # any refusal by the fast parsers is diagnosed below
@@ -237,7 +237,7 @@ def _fields_ok(data: bytes, ncols: int) -> bool:
     return bool(np.isin(counts, (0, ncols)).all())
 
 
-def _parse_fast(data: bytes, ncols: int, value_col: int):
+def _parse_fast(data: bytes, ncols: int, value_col: int, threads: bool = True):
     names = [f"c{i}" for i in range(ncols)]
     if b"\t" not in data and b"\r" not in data:
         import pyarrow as pa
@@ -245,7 +245,7 @@ def _parse_fast(data: bytes, ncols: int, value_col: int):
 
         table = pcsv.read_csv(
             io.BytesIO(data),
-            read_options=pcsv.ReadOptions(column_names=names),
+            read_options=pcsv.ReadOptions(column_names=names, use_threads=threads),
             parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False),
             convert_options=pcsv.ConvertOptions(
                 include_columns=["c0", "c2", f"c{value_col}"],
