@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from metrics.trec import InputError
+from usermodels.plugin import is_plugin
 
 
 class _Strict(BaseModel):
@@ -107,6 +108,9 @@ def load_config(path: str) -> tuple[Config, str]:
         msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
         raise InputError(f"{path}: {where}: {msg}") from None
     base = os.path.dirname(os.path.abspath(path))
+    for entry in config.measures:  # a model of one's own: its file relative to the config
+        if is_plugin(entry.name) and not os.path.isabs(entry.name):
+            entry.name = os.path.join(base, entry.name)
     expand_measures(config, path)
     resolve_files(config, base, path)
     return config, base

@@ -455,3 +455,26 @@ def test_shipped_template_runs_next_to_user_data(data_dir, capsys, monkeypatch):
     assert_config_error(capsys, ["run", "template", "--out", str(data_dir / "t")], data_dir / "t", "data.qrels")
     assert not os.path.exists(os.path.join(os.path.dirname(shipped), "results"))
     shutil.rmtree(out)
+
+
+def test_a_model_of_ones_own_in_a_config(tmp_path, monkeypatch):
+    """A browsing model named as path.py:Class(...) in a config is found relative to the config
+    file, whatever the working directory, and gets exact values and simulations (issue: models
+    of one's own with no change to rpdi)."""
+    example = resources.files("usermodels") / "examples" / "two_strikes.py"
+    (tmp_path / "exp").mkdir()
+    shutil.copy(example, tmp_path / "exp" / "mine.py")
+    (tmp_path / "exp" / "c.toml").write_text(
+        '[experiment]\nname = "mine"\nusers = 300\n\n[data.synthetic]\ntopics = 4\nruns = 2\ndepth = 20\n\n'
+        '[[measures]]\nname = "mine.py:TwoStrikes(n={n})@10"\ngrid = { n = [1, 2] }\n')
+    monkeypatch.chdir(tmp_path)
+    run_experiment(str(tmp_path / "exp" / "c.toml"), out=str(tmp_path / "out"))
+    with open(tmp_path / "out" / "results.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    measures = {r["measure"] for r in rows}
+    assert {m.rsplit("/", 1)[-1] for m in measures} == {"mine.py:TwoStrikes(n=1)@10", "mine.py:TwoStrikes(n=2)@10"}
+    assert all(r["closed_form"] == "" and r["exact"] != "" for r in rows)
+    # the grid's parameter reaches the model: the two patiences score differently somewhere
+    by = {m: {r["run"] + r["topic"]: float(r["exact"]) for r in rows if r["measure"] == m} for m in measures}
+    one, two = by.values()
+    assert any(abs(one[k] - two[k]) > 1e-9 for k in one)
