@@ -447,7 +447,8 @@ def tbg_document_time(words: float) -> float:
 def tbg(v: View, halflife: float, words: float, rel: float) -> Score:
     """TBG = sum_k g_k D(T(k)): g_k = P(click|rel) P(save|rel) b_k = 0.64 x 0.77 b_k,
     D(t) = exp(-t ln 2 / halflife), T(k) = sum_{i<k} (4.4 + P(click|b_i) (0.018 words + 7.8)),
-    the *expected* time to reach rank k; every document is taken to have ``words`` words.
+    the *expected* time to reach rank k; a document's length is the run's seventh column where
+    it has one, else ``words``.
 
     User: reads snippets (4.4 s), clicks (0.64 if relevant, 0.39 if not) and reads the document,
     saves a relevant one with probability 0.77, until a time budget with half-life 224 s runs out.
@@ -458,7 +459,8 @@ def tbg(v: View, halflife: float, words: float, rel: float) -> Score:
     """
     b = v.relevant(rel)
     click = np.where(b > 0, TBG_CLICK[1], TBG_CLICK[0])
-    step = TBG_SUMMARY_TIME + click * tbg_document_time(words)
+    lengths = words if v.words is None else np.where(np.isnan(v.words), words, v.words)
+    step = TBG_SUMMARY_TIME + click * tbg_document_time(lengths)
     reach_time = np.cumsum(step, axis=-1) - step
     return Score((TBG_CLICK[1] * TBG_SAVE * b * np.exp(-reach_time * np.log(2) / halflife)).sum(axis=-1))
 

@@ -174,7 +174,7 @@ MEASURES: dict[str, MeasureSpec] = {s.name: s for s in [
       ]],
     MeasureSpec("TBG", cf.tbg, (Param("halflife", float, 224.0, "half-life of the time budget (s)",
                                       lambda x: x > 0, "> 0"),
-                                Param("words", float, 1000.0, "length of every document in words",
+                                Param("words", float, 1000.0, "length in words of a document whose run gives none",
                                       lambda x: x >= 0, ">= 0"), _rel()), "none",
                 "reads snippets, clicks and saves, until a time budget with this half-life runs out",
                 "Smucker & Clarke 2012"),

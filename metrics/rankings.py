@@ -37,6 +37,7 @@ class Rankings:
     ideal: np.ndarray  # (T, M) float64 judged grades (>= 0) sorted descending, 0-padded
     n_judged: np.ndarray  # (T,) int64 judged documents (grade >= 0) of the topic
     max_grade: float  # the largest grade in the qrels (0 if none is positive)
+    words: np.ndarray | None = None  # (S, T, D) document lengths in words (NaN: not given)
 
     @property
     def depth(self) -> int:
@@ -104,10 +105,12 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     judged = np.zeros((S, T, D), dtype=bool)
     doc = np.full((S, T, D), -1, dtype=np.int64)
     length = np.zeros((S, T), dtype=np.int64)
+    words = np.full((S, T, D), np.nan) if any(r.words is not None for r in runs) else None
     for s, (t, d, order, _) in enumerate(per_run):
+        if words is not None and runs[s].words is not None:
+            words.ravel()[_flat_index(t[order], T, D, s)] = runs[s].words[topic_codes[s + 1] >= 0][order]
         t, d = t[order], d[order]
-        starts = np.searchsorted(t, np.arange(T))
-        at = (s * T + t) * D + (np.arange(len(t)) - starts[t])  # flat index of (s, t, rank)
+        at = _flat_index(t, T, D, s)
         dq = np.minimum(d, Nq)
         hit = only_topic[dq] == t
         g = only_grade[dq]
@@ -122,7 +125,13 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         doc.ravel()[at] = d
         length[s] = np.bincount(t, minlength=T)
     present = length > 0 if topics == "intersection" else np.ones((S, T), dtype=bool)
-    return Rankings(names, topic_ids, grade, judged, doc, length, present, ideal, n_judged, max_grade)
+    return Rankings(names, topic_ids, grade, judged, doc, length, present, ideal, n_judged, max_grade, words)
+
+
+def _flat_index(t: np.ndarray, T: int, D: int, s: int) -> np.ndarray:
+    """Flat index into (S, T, D) arrays of the lines of run s, sorted by topic then rank."""
+    starts = np.searchsorted(t, np.arange(T))
+    return (s * T + t) * D + (np.arange(len(t)) - starts[t])
 
 
 def _topic_codes(column, topic_ids: np.ndarray) -> np.ndarray:

@@ -105,10 +105,13 @@ class Run(_Columns):
     docno: np.ndarray  # object array of str
     score: np.ndarray  # float64
     source: str = "<run>"
+    words: np.ndarray | None = None  # float64 document lengths in words, if the run gives them
 
 
-_QRELS = ("qrels", 4, 3, "grade", "topic iter docno grade")
-_RUN = ("run", 6, 4, "score", "topic Q0 docno rank score tag")
+# (kind, fields per line, number columns, their names, the layout named in messages)
+_QRELS = ("qrels", 4, (3,), ("grade",), "topic iter docno grade")
+_RUN = ("run", 6, (4,), ("score",), "topic Q0 docno rank score tag")
+_RUN_WORDS = ("run", 7, (4, 6), ("score", "document length"), "topic Q0 docno rank score tag words")
 
 
 def run_name(path: str | os.PathLike) -> str:
@@ -129,15 +132,19 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
     >>> read_qrels(p).grade.tolist()
     [2.0, 0.0]
     """
-    topic, docno, grade = _read_table(os.fspath(path), _QRELS)
+    topic, docno, (grade,) = _read_table(os.fspath(path), _QRELS)
     return Qrels._from_columns(topic, docno, grade=grade, source=os.fspath(path))
 
 
 def read_run(path: str | os.PathLike, name: str | None = None, threads: bool = True) -> Run:
-    """Read a TREC run file (plain or .gz); the name defaults to :func:`run_name`."""
-    topic, docno, score = _read_table(os.fspath(path), _RUN, threads)
-    return Run._from_columns(topic, docno, name=name or run_name(path), score=score,
-                             source=os.fspath(path))
+    """Read a TREC run file (plain or .gz); the name defaults to :func:`run_name`.
+
+    A seventh column, on every line, gives each document's length in words (for time-based
+    users such as TBG's); its first line decides.
+    """
+    topic, docno, values = _read_table(os.fspath(path), _RUN, threads)
+    return Run._from_columns(topic, docno, name=name or run_name(path), score=values[0],
+                             words=values[1] if len(values) > 1 else None, source=os.fspath(path))
 
 
 def qrels_from_dict(judgments: Mapping[str, Mapping[str, float]], source: str = "<qrels>") -> Qrels:
@@ -194,7 +201,7 @@ def _load_bytes(path: str) -> bytes:
 
 
 def _read_table(path: str, layout, threads: bool = True):
-    kind, ncols, value_col, value_name, fields = layout
+    kind = layout[0]
     data = _load_bytes(path)
     nul = data.find(b"\x00")
     if nul >= 0:
@@ -207,21 +214,25 @@ def _read_table(path: str, layout, threads: bool = True):
         raise InputError(f"{path}:{line}: not UTF-8 text, not a TREC {kind} file") from None
     if not data or data.isspace():  # data.strip() would copy the file
         raise InputError(f"{path}: empty {kind} file")
+    if layout is _RUN and _first_line_fields(data) == 7:
+        layout = _RUN_WORDS
+    _, ncols, value_cols, value_names, fields = layout
     # pyarrow's single-space parser refuses lines with the wrong number of fields itself
     checked = b"\t" not in data and b"\r" not in data
     try:
         try:
-            topic, docno, value = _parse_fast(data, ncols, value_col, threads)
+            topic, docno, values = _parse_fast(data, ncols, value_cols, threads)
         except Exception:  # runs of spaces or leading blanks: retry with the white-space parser
             checked = False
-            topic, docno, value = _parse_fast(data.replace(b" ", b"\t"), ncols, value_col, threads)
-        ok = (bool(np.isfinite(value).all()) and (checked or _fields_ok(data, ncols))
+            topic, docno, values = _parse_fast(data.replace(b" ", b"\t"), ncols, value_cols, threads)
+        ok = (all(np.isfinite(v).all() for v in values) and all((v >= 0).all() for v in values[1:])
+              and (checked or _fields_ok(data, ncols))
               and not _has_duplicates(topic, docno))
     except Exception:  # any refusal by the fast parsers is diagnosed below
         ok = False
     if ok:
-        return topic, docno, value
-    raise InputError(_diagnose(path, data, ncols, value_col, value_name, fields))
+        return topic, docno, values
+    raise InputError(_diagnose(path, data, ncols, value_cols, value_names, fields))
 
 
 def _fields_ok(data: bytes, ncols: int) -> bool:
@@ -237,7 +248,18 @@ def _fields_ok(data: bytes, ncols: int) -> bool:
     return bool(np.isin(counts, (0, ncols)).all())
 
 
-def _parse_fast(data: bytes, ncols: int, value_col: int, threads: bool = True):
+def _first_line_fields(data: bytes) -> int:
+    """How many white-space separated fields the first non-blank line has."""
+    import re
+
+    start = re.search(rb"\S", data)
+    if start is None:
+        return 0
+    end = data.find(b"\n", start.start())
+    return len(data[start.start(): end if end >= 0 else len(data)].split())
+
+
+def _parse_fast(data: bytes, ncols: int, value_cols: tuple, threads: bool = True):
     names = [f"c{i}" for i in range(ncols)]
     if b"\t" not in data and b"\r" not in data:
         import pyarrow as pa
@@ -248,24 +270,24 @@ def _parse_fast(data: bytes, ncols: int, value_col: int, threads: bool = True):
             read_options=pcsv.ReadOptions(column_names=names, use_threads=threads),
             parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False),
             convert_options=pcsv.ConvertOptions(
-                include_columns=["c0", "c2", f"c{value_col}"],
-                column_types={"c0": pa.string(), "c2": pa.string(), f"c{value_col}": pa.float64()},
+                include_columns=["c0", "c2"] + [f"c{c}" for c in value_cols],
+                column_types={"c0": pa.string(), "c2": pa.string(), **{f"c{c}": pa.float64() for c in value_cols}},
                 strings_can_be_null=False,
             ),
         )
         topic, docno = (table.column(c).combine_chunks().dictionary_encode() for c in ("c0", "c2"))
-        value = to_numpy(table.column(f"c{value_col}"))
+        values = [to_numpy(table.column(f"c{c}")) for c in value_cols]
     else:
         import pandas as pd  # only here: irregular white space needs pandas' C parser
 
         frame = pd.read_csv(
-            io.BytesIO(data), sep=r"\s+", header=None, names=names, usecols=[0, 2, value_col],
-            dtype={0: object, 2: object, value_col: np.float64}, engine="c", na_filter=False,
+            io.BytesIO(data), sep=r"\s+", header=None, names=names, usecols=[0, 2, *value_cols],
+            dtype={0: object, 2: object, **{c: np.float64 for c in value_cols}}, engine="c", na_filter=False,
             quoting=3,
         )
         topic, docno = (_encode(frame[names[i]].to_numpy()) for i in (0, 2))
-        value = frame[names[value_col]].to_numpy()
-    return topic, docno, np.asarray(value, dtype=np.float64)
+        values = [frame[names[c]].to_numpy() for c in value_cols]
+    return topic, docno, [np.asarray(v, dtype=np.float64) for v in values]
 
 
 def _has_duplicates(topic, docno) -> bool:
@@ -281,7 +303,7 @@ def _has_duplicates(topic, docno) -> bool:
     return bool((key[1:] == key[:-1]).any())
 
 
-def _diagnose(path, data: bytes, ncols, value_col, value_name, fields) -> str:
+def _diagnose(path, data: bytes, ncols, value_cols, value_names, fields) -> str:
     """Scan line by line for the first problem; only runs once the fast path refused."""
     seen: dict[tuple[str, str], int] = {}
     for lineno, raw in enumerate(data.decode("utf-8").split("\n"), 1):
@@ -290,15 +312,18 @@ def _diagnose(path, data: bytes, ncols, value_col, value_name, fields) -> str:
             continue
         if len(parts) != ncols:
             return f"{path}:{lineno}: expected {ncols} fields ({fields}), found {len(parts)}"
-        text = parts[value_col]
-        try:
-            if "_" in text:  # float() accepts 1_000, the fast parsers do not
-                raise ValueError(text)
-            value = float(text)
-        except ValueError:
-            return f"{path}:{lineno}: {value_name} {text!r} is not a number"
-        if not math.isfinite(value):
-            return f"{path}:{lineno}: {value_name} {text!r} is not a finite number"
+        for col, name in zip(value_cols, value_names):
+            text = parts[col]
+            try:
+                if "_" in text:  # float() accepts 1_000, the fast parsers do not
+                    raise ValueError(text)
+                value = float(text)
+            except ValueError:
+                return f"{path}:{lineno}: {name} {text!r} is not a number"
+            if not math.isfinite(value):
+                return f"{path}:{lineno}: {name} {text!r} is not a finite number"
+            if col != value_cols[0] and value < 0:
+                return f"{path}:{lineno}: {name} {text!r} is negative"
         key = (parts[0], parts[2])
         if key in seen:
             return (f"{path}:{lineno}: document {parts[2]} appears twice for topic {parts[0]}"

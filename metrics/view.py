@@ -41,6 +41,8 @@ class View:
         pad = ((0, 0), (0, 0), (0, self.k - width))
         self.grade = np.pad(rankings.grade[:, :, :width], pad)
         self.judged = np.pad(rankings.judged[:, :, :width], pad)
+        self.words = (None if rankings.words is None else
+                      np.pad(rankings.words[:, :, :width], pad, constant_values=np.nan))
         self.ideal = rankings.ideal
         self.n_judged = rankings.n_judged
         self.max_grade = rankings.max_grade

@@ -25,6 +25,7 @@ class Ranking:
     convention: str
     horizon: int
     values: np.ndarray | None = None  # (K,) what step receives as each state (None: 0..K-1)
+    words: np.ndarray | None = None  # (W,) document lengths in words, if the run gives them
 
     def draw_start(self, model: BrowsingModel, rng: np.random.Generator, users: int) -> np.ndarray:
         """Start states of ``users`` users (the model's draw: one uniform each by default)."""
@@ -36,7 +37,8 @@ class Ranking:
         W = len(self.gains)
         j = min(i, W) - 1
         if i <= W:
-            return At(i, self.gains[j], self.seen[j], self.best[j])
+            return At(i, self.gains[j], self.seen[j], self.best[j],
+                      np.nan if self.words is None else self.words[j])
         last = max(self.best[-1], self.gains[-1]) if W else 0.0
         return At(i, 0.0, self.seen[-1] if W else 0.0, last)
 
@@ -55,7 +57,7 @@ def rankings_for(model: BrowsingModel, view, convention: str, horizon: int | Non
     values = np.asarray(model.state_values(view))
     S, T = gains.shape[:2]
     return {(s, t): Ranking(gains[s, t], int(view.length[s, t]), seen[s, t], best[s, t], start[s, t],
-                            convention, horizon, values)
+                            convention, horizon, values, None if view.words is None else view.words[s, t])
             for s in range(S) for t in range(T)}
 
 

@@ -79,9 +79,10 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
     upper_g = np.where(unknown, tail_max, lower_g)
     tail = np.concatenate([np.zeros_like(tail_max), tail_max if convention == "unknown" else np.zeros_like(tail_max)])
     start = model.initial(view)
+    words = None if view.words is None else np.concatenate([view.words, view.words])
     both = _propagate(model, np.concatenate([start, start]), model.state_values(view),
                       np.concatenate([lower_g, upper_g]), tail, np.concatenate([view.length, view.length]),
-                      convention, horizon, tol)
+                      convention, horizon, tol, words)
     lower = {k: v[:S] for k, v in both.values.items()}
     upper = {k: v[S:] for k, v in both.values.items()}
     if model.normalised:
@@ -105,10 +106,12 @@ class _Run:
     never: np.ndarray
 
 
-def _propagate(model, start, states, gains, tail_gain, length, convention, horizon, tol) -> _Run:
+def _propagate(model, start, states, gains, tail_gain, length, convention, horizon, tol,
+               words=None) -> _Run:
     """Propagate the start distribution ``start`` (rows..., K) over the state values ``states``
     (K,) through ``gains`` (rows..., W), then a tail of gain ``tail_gain`` (rows..., 1) up to the
-    horizon. Next states returned by a step are indices 0..K-1."""
+    horizon. Next states returned by a step are indices 0..K-1. ``words`` (rows..., W), if
+    given, are the documents' lengths."""
     rows = gains.shape[:-1]
     W = gains.shape[-1]
     m = start.astype(float)
@@ -150,7 +153,8 @@ def _propagate(model, start, states, gains, tail_gain, length, convention, horiz
         last = (i >= horizon) | ((convention == "stop") & (length == i))[..., None]
         m_next, h_next, q_next = np.zeros_like(m), np.zeros_like(h), np.zeros_like(q)
         stop_mass, stop_gain, stop_g2 = np.zeros(rows), np.zeros(rows), np.zeros(rows)
-        for br in model.step(states, At(i, g, seen, best)):
+        w = words[..., i - 1: i] if words is not None and i <= W else np.nan
+        for br in model.step(states, At(i, g, seen, best, w)):
             x = br.gain
             pm = m * br.prob
             ph = (h + m * x) * br.prob
