@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from experiments.formats import EVAL_FIELDS, SIMULATE_FIELDS, align, to_csv
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, status 2
@@ -154,7 +156,7 @@ def _cmd_properties(args) -> str:
         return json.dumps(records, indent=1) + "\n"
     header = ["measure"] + list(PROPERTIES)
     rows = [[r["measure"]] + ["yes" if r[p] else "no" for p in PROPERTIES] for r in records]
-    lines = [_align([header] + rows)]
+    lines = [align([header] + rows)]
     def show(case):
         if "ranking" not in case:
             return ""
@@ -190,20 +192,10 @@ def _cmd_measures(args) -> str:
     return "\n".join(lines) + "\n"
 
 
-EVAL_FIELDS = ("run", "topic", "measure", "value", "residual")
-SIMULATE_FIELDS = ("run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate",
-                   "stderr", "z", "users")
-
-
 def _fmt(value) -> str:
     if value is None:
         return "null"
     return f"{value:.4f}" if isinstance(value, float) else str(value)
-
-
-def _align(table: list[list[str]]) -> str:
-    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table) + "\n"
 
 
 def _format_records(records: list[dict], fmt: str, fields) -> str:
@@ -213,15 +205,8 @@ def _format_records(records: list[dict], fmt: str, fields) -> str:
 
         return json.dumps(records, indent=1) + "\n"
     if fmt == "csv":
-        import csv
-        import io
-
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=list(fields), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows({k: ("" if r[k] is None else r[k]) for k in fields} for r in records)
-        return out.getvalue()
-    return _align([list(fields)] + [[_fmt(r[k]) for k in fields] for r in records])
+        return to_csv(records, fields)
+    return align([list(fields)] + [[_fmt(r[k]) for k in fields] for r in records])
 
 
 def _format_eval(records: list[dict], fmt: str) -> str:
@@ -241,7 +226,7 @@ def _format_eval(records: list[dict], fmt: str) -> str:
     for r in records:
         cell = _fmt(r["value"]) + ("" if r["residual"] is None else f" +{r['residual']:.4f}")
         rows.setdefault((r["run"], r["topic"]), {})[r["measure"]] = cell
-    return _align([["run", "topic"] + measures] +
+    return align([["run", "topic"] + measures] +
                   [[run, topic] + [cells.get(m, "") for m in measures] for (run, topic), cells in rows.items()])
 
 

@@ -7,8 +7,6 @@ aggregation, closed_form, exact, estimate, stderr, z, users; per topic and ``all
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import platform
@@ -18,11 +16,10 @@ from collections import defaultdict
 import numpy as np
 
 from experiments import plots
+from experiments.formats import SIMULATE_FIELDS, align, to_csv
 from experiments.store import write_atomic
 from simulate.check import ZERO_VARIANCE
 from simulate.stats import holm, p_values
-
-FIELDS = ("run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr", "z", "users")
 
 
 def agreement_verdicts(records: list[dict], alpha: float = 0.01) -> list[dict]:
@@ -45,14 +42,6 @@ def agreement_verdicts(records: list[dict], alpha: float = 0.01) -> list[dict]:
                     "zero_variance": len(zero), "zero_variance_mismatches": int(mismatch),
                     "max_closed_vs_exact": float(max(gaps)) if gaps else None})
     return out
-
-
-def _csv(records: list[dict]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(FIELDS), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows({k: ("" if r[k] is None else r[k]) for k in FIELDS} for r in records)
-    return out.getvalue()
 
 
 def _num(x, digits=4):
@@ -218,7 +207,7 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
                  manifest: dict) -> str:
     """Write every output file; return the summary for the terminal."""
     records = [r for res in results for r in res["records"]]
-    write_atomic(os.path.join(out_dir, "results.csv"), _csv(records))
+    write_atomic(os.path.join(out_dir, "results.csv"), to_csv(records, SIMULATE_FIELDS))
     write_atomic(os.path.join(out_dir, "results.json"), json.dumps(records, indent=1))
     write_atomic(os.path.join(out_dir, "config.resolved.json"),
                  json.dumps({"source": os.path.abspath(config_path), "measures": measures,
@@ -270,9 +259,7 @@ def _versions() -> dict:
 
 
 def _terminal(header, rows, verdicts, out_dir) -> str:
-    table = [header] + [[_num(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in table]
+    lines = align([header] + [[_num(c) for c in row] for row in rows]).splitlines()
     bad = [v["measure"] for v in verdicts if v["holm_rejections"] or v["zero_variance_mismatches"]]
     tests = sum(v["tests"] for v in verdicts)
     lines.append("")

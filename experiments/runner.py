@@ -73,18 +73,17 @@ def plan(config: Config) -> list[dict]:
 def run_task(spec: dict) -> dict:
     """Compute one task: per-topic records, the mean stopping distribution and the residuals."""
     from metrics.rankings import build_rankings
-    from simulate import simulate
-    from usermodels import exact, model_for
+    from simulate.check import simulate_rankings
+    from usermodels import model_for
 
     started = time.perf_counter()
     qrels, runs = load_data(spec["data"])
     run = next(r for r in runs if r.name == spec["run"])
     s = spec["settings"]
-    records = simulate(qrels, [run], [spec["measure"]], users=s["users"], seed=s["seed"],
-                       engine=s["engine"], per_topic=True, convention=s["convention"],
-                       topics=s["topics"], target_stderr=s["target_stderr"], max_users=s["max_users"])
     rankings = build_rankings(qrels, [run], s["topics"])
-    ex = exact(model_for(spec["measure"]), rankings, s["convention"])
+    records, (ex,) = simulate_rankings(
+        rankings, [model_for(spec["measure"])], users=s["users"], seed=s["seed"], engine=s["engine"],
+        per_topic=True, convention=s["convention"], target_stderr=s["target_stderr"], max_users=s["max_users"])
     present = rankings.present[0]
     stop = ex.stop[0][present].mean(axis=0)[:100] if present.any() else np.zeros(0)
     residual = {str(t): (None if not np.isfinite(r) else float(r))

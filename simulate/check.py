@@ -74,23 +74,34 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
     if users < 0:
         raise InputError(f"users: must be >= 0, not {users}")
     models = [model_for(m) for m in measures]
-    parsed = [model.measure for model in models]
     rankings = build_rankings(load_qrels(qrels), load_runs(runs), topics)
-    closed = [compute(rankings, [m])[0] if m.spec.compute is not None
-              else Score(np.full(rankings.present.shape, np.nan)) for m in parsed]
-    records = []
-    work = [(m, model, cf) for m, model, cf in zip(parsed, models, closed)]
-    bar = progress_bar(len(work) * int(rankings.present.sum()), progress and bool(users or target_stderr), "ranking")
-    for m, model, cf in work:
+    return simulate_rankings(rankings, models, users=users, seed=seed, engine=engine, per_topic=per_topic,
+                             convention=convention, target_stderr=target_stderr, max_users=max_users,
+                             progress=progress)[0]
+
+
+def simulate_rankings(rankings, models, *, users: int, seed: int, engine: str, per_topic: bool,
+                      convention: str, target_stderr: float | None, max_users: int,
+                      progress: bool = False) -> tuple[list[dict], list]:
+    """:func:`simulate` on built :class:`metrics.rankings.Rankings` and models; also returns each
+    model's :class:`usermodels.exact.Expectations`."""
+    closed = [compute(rankings, [model.measure])[0] if model.measure.spec.compute is not None
+              else Score(np.full(rankings.present.shape, np.nan)) for model in models]
+    records, expectations = [], []
+    sampling = bool(users or target_stderr)
+    bar = progress_bar(len(models) * int(rankings.present.sum()), progress and sampling, "ranking")
+    for model, cf in zip(models, closed):
+        m = model.measure
         ex = exact(model, rankings, convention)
-        rows = rankings_for(model, View(rankings, model.k), convention) if users or target_stderr else {}
-        ideal = _normaliser(model, rankings, convention)
+        expectations.append(ex)
+        rows = rankings_for(model, View(rankings, model.k), convention) if sampling else {}
+        ideal = ex.ideal
         for s, run in enumerate(rankings.runs):
             topic_records = []
             for t in np.flatnonzero(rankings.present[s]):
                 est = se = None
                 n = 0
-                if (users or target_stderr) and np.isfinite(ex.value[s, t]):
+                if sampling and np.isfinite(ex.value[s, t]):
                     task = stream(seed, run, str(rankings.topics[t]), m.text)
                     mom = simulate_ranking(model, rows[s, t], users, task, engine, target_stderr, max_users)
                     est, sample_se = mom.estimate(model.aggregation)
@@ -107,16 +118,7 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
                 records += topic_records
             records.append(_mean_record(run, m.text, model.aggregation, topic_records))
     bar.close()
-    return records
-
-
-def _normaliser(model, rankings, convention):
-    """The exact expectation on each topic's ideal ranking (the nDCG denominator), or None."""
-    if not model.normalised:
-        return None
-    from usermodels.exact import _ideal_propagation
-
-    return _ideal_propagation(model, rankings, convention, model.horizon, 1e-15)[model.aggregation][0]
+    return records, expectations
 
 
 def _num(x):

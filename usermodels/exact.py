@@ -47,6 +47,7 @@ class Expectations:
     reach: np.ndarray
     stop: np.ndarray
     never: np.ndarray
+    ideal: np.ndarray | None = None  # (T,) the same expectation on each topic's ideal ranking
 
     @property
     def value(self) -> np.ndarray:
@@ -85,16 +86,16 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
                       convention, horizon, tol, words)
     lower = {k: v[:S] for k, v in both.values.items()}
     upper = {k: v[S:] for k, v in both.values.items()}
+    variance = {k: v[:S] for k, v in both.variance.items()}
+    ideal = None
     if model.normalised:
         ideal = _ideal_propagation(model, rankings, convention, horizon, tol)
         for a in ("total", "rate", "mean_rate"):
-            lower[a] = _ratio(lower[a], ideal[a])
-            upper[a] = _ratio(upper[a], ideal[a])
-    variance = {k: v[:S] for k, v in both.variance.items()}
-    if model.normalised:
-        for a in ("total", "rate", "mean_rate"):
+            lower[a], upper[a] = _ratio(lower[a], ideal[a]), _ratio(upper[a], ideal[a])
             variance[a] = _ratio(variance[a], ideal[a] ** 2)
-    return Expectations(model, lower, upper, variance, both.reach[:S], both.stop[:S], both.never[:S])
+        ideal = ideal[model.aggregation][0]
+    return Expectations(model, lower, upper, variance, both.reach[:S], both.stop[:S], both.never[:S],
+                        ideal)
 
 
 @dataclass
