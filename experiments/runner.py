@@ -73,7 +73,7 @@ def plan(config: Config) -> list[dict]:
 def run_task(spec: dict) -> dict:
     """Compute one task: per-topic records, the mean stopping distribution and the residuals."""
     from metrics.rankings import build_rankings
-    from simulate.check import simulate_rankings
+    from simulate.check import three_way
     from usermodels import model_for
 
     started = time.perf_counter()
@@ -81,7 +81,7 @@ def run_task(spec: dict) -> dict:
     run = next(r for r in runs if r.name == spec["run"])
     s = spec["settings"]
     rankings = build_rankings(qrels, [run], s["topics"])
-    records, (ex,) = simulate_rankings(
+    records, (ex,) = three_way(
         rankings, [model_for(spec["measure"])], users=s["users"], seed=s["seed"], engine=s["engine"],
         per_topic=True, convention=s["convention"], target_stderr=s["target_stderr"], max_users=s["max_users"])
     present = rankings.present[0]

@@ -75,12 +75,12 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
         raise InputError(f"users: must be >= 0, not {users}")
     models = [model_for(m) for m in measures]
     rankings = build_rankings(load_qrels(qrels), load_runs(runs), topics)
-    return simulate_rankings(rankings, models, users=users, seed=seed, engine=engine, per_topic=per_topic,
+    return three_way(rankings, models, users=users, seed=seed, engine=engine, per_topic=per_topic,
                              convention=convention, target_stderr=target_stderr, max_users=max_users,
                              progress=progress)[0]
 
 
-def simulate_rankings(rankings, models, *, users: int, seed: int, engine: str, per_topic: bool,
+def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic: bool,
                       convention: str, target_stderr: float | None, max_users: int,
                       progress: bool = False) -> tuple[list[dict], list]:
     """:func:`simulate` on built :class:`metrics.rankings.Rankings` and models; also returns each
