@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from experiments.formats import EVAL_FIELDS, SIMULATE_FIELDS, align, to_csv
+from rpdi.experiments.formats import EVAL_FIELDS, SIMULATE_FIELDS, align, to_csv
 
 
 class _Parser(argparse.ArgumentParser):
@@ -18,17 +18,23 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message}\n")
 
 
-def _eval_parser(sub) -> None:
-    p = sub.add_parser("eval", help="evaluate runs with closed-form measures",
-                       description="Evaluate TREC runs against qrels with closed-form measures.")
+def _collection_arguments() -> argparse.ArgumentParser:
+    """The arguments ``eval``, ``simulate`` (and later commands on qrels and runs) share."""
+    p = argparse.ArgumentParser(add_help=False)
     p.add_argument("qrels", help="TREC qrels file (topic iter docno grade), plain or .gz")
     p.add_argument("runs", nargs="+", metavar="run", help="TREC run files (topic Q0 docno rank score tag)")
     p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
                    help="measure name as in ir_measures, e.g. P@10, nDCG@10, RBP(p=0.8); repeatable")
     p.add_argument("--per-topic", action="store_true", help="also report every topic")
-    p.add_argument("--format", choices=["table", "csv", "json", "trec"], default="table")
     p.add_argument("--topics", choices=["qrels", "intersection"], default="qrels",
                    help="mean over all qrels topics (trec_eval -c, default) or those each run retrieved for")
+    return p
+
+
+def _eval_parser(sub, common) -> None:
+    p = sub.add_parser("eval", parents=[common], help="evaluate runs with closed-form measures",
+                       description="Evaluate TREC runs against qrels with closed-form measures.")
+    p.add_argument("--format", choices=["table", "csv", "json", "trec"], default="table")
     p.add_argument("--undefined", choices=["zero", "null"], default="zero",
                    help="report undefined values (R = 0) as 0 (trec_eval, default) or null")
     p.add_argument("--average", choices=["macro", "micro"], default="macro",
@@ -38,13 +44,11 @@ def _eval_parser(sub) -> None:
     p.set_defaults(handler=_cmd_eval)
 
 
-def _simulate_parser(sub) -> None:
-    p = sub.add_parser("simulate", help="closed form vs exact browsing model vs simulated users",
+def _simulate_parser(sub, common) -> None:
+    p = sub.add_parser("simulate", parents=[common],
+                       help="closed form vs exact browsing model vs simulated users",
                        description="For every measure: its closed form, the exact expectation of its "
                                    "browsing model, and simulated users with a standard error and z-score.")
-    p.add_argument("qrels")
-    p.add_argument("runs", nargs="+", metavar="run")
-    p.add_argument("-m", "--measure", action="append", required=True, dest="measures")
     p.add_argument("--users", type=int, default=10_000,
                    help="simulated users per (run, topic, measure); 0: closed form and exact only")
     p.add_argument("--target-stderr", type=float, default=None,
@@ -54,8 +58,6 @@ def _simulate_parser(sub) -> None:
     p.add_argument("--engine", choices=["vector", "agent"], default="vector")
     p.add_argument("--convention", choices=["unknown", "nonrelevant", "stop"], default="unknown",
                    help="what a user meets beyond the ranking (default: unknown, valued as non-relevant)")
-    p.add_argument("--per-topic", action="store_true")
-    p.add_argument("--topics", choices=["qrels", "intersection"], default="qrels")
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
     p.set_defaults(handler=_cmd_simulate)
 
@@ -97,8 +99,8 @@ def _measures_parser(sub) -> None:
 
 
 def _cmd_eval(args) -> str:
-    from metrics import evaluate, load_qrels, load_runs, parse_measure
-    from metrics.trec import InputError
+    from rpdi.metrics import evaluate, load_qrels, load_runs, parse_measure
+    from rpdi.metrics.trec import InputError
 
     for m in args.measures:  # malformed measures are reported before the files are read
         parse_measure(m)
@@ -119,7 +121,7 @@ def _cmd_eval(args) -> str:
 
 
 def _cmd_simulate(args) -> str:
-    from simulate import simulate
+    from rpdi.simulate import simulate
 
     records = simulate(args.qrels, args.runs, args.measures, users=args.users, seed=args.seed,
                        engine=args.engine, per_topic=args.per_topic, convention=args.convention,
@@ -129,18 +131,18 @@ def _cmd_simulate(args) -> str:
 
 
 def _cmd_run(args) -> str:
-    from experiments.run import run_experiment
+    from rpdi.experiments.run import run_experiment
 
     return run_experiment(args.config, out=args.out, workers=args.workers, scheduler=args.scheduler,
                           fresh=args.fresh, progress=True)
 
 
 def _cmd_properties(args) -> str:
-    from metrics import parse_measure
-    from metrics.properties import PROPERTIES, analyse, closed_form_scorer, grades_for
-    from usermodels import model_for
-    from usermodels.plugin import is_plugin
-    from usermodels.properties import analyse_model
+    from rpdi.metrics import parse_measure
+    from rpdi.metrics.properties import PROPERTIES, analyse, closed_form_scorer, grades_for
+    from rpdi.usermodels import model_for
+    from rpdi.usermodels.plugin import is_plugin
+    from rpdi.usermodels.properties import analyse_model
 
     records = []
     for text in args.measures:
@@ -170,10 +172,10 @@ def _cmd_properties(args) -> str:
 
 
 def _cmd_models(args) -> str:
-    from usermodels import MODELS
+    from rpdi.usermodels import MODELS
 
     lines = []
-    from metrics import MEASURES
+    from rpdi.metrics import MEASURES
 
     for name, cls in MODELS.items():
         lines.append(f"{MEASURES[name].describe()}  [{cls.aggregation}]\n    user: {cls.rule}\n"
@@ -182,7 +184,7 @@ def _cmd_models(args) -> str:
 
 
 def _cmd_measures(args) -> str:
-    from metrics import MEASURES
+    from rpdi.metrics import MEASURES
 
     lines = []
     for spec in MEASURES.values():
@@ -231,16 +233,20 @@ def _format_eval(records: list[dict], fmt: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from importlib.metadata import version
+
     parser = _Parser(prog="rpdi", description="Effectiveness metrics as explicit stochastic users.")
+    parser.add_argument("--version", action="version", version=f"rpdi {version('rpdi')}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    _eval_parser(sub)
-    _simulate_parser(sub)
+    common = _collection_arguments()
+    _eval_parser(sub, common)
+    _simulate_parser(sub, common)
     _run_parser(sub)
     _properties_parser(sub)
     _models_parser(sub)
     _measures_parser(sub)
     args = parser.parse_args(argv)
-    from metrics.trec import InputError
+    from rpdi.metrics.trec import InputError
 
     try:
         text = args.handler(args)

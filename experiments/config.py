@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from metrics.trec import InputError
-from usermodels.plugin import is_plugin
+from rpdi.metrics.trec import InputError
+from rpdi.usermodels.plugin import is_plugin
 
 
 class _Strict(BaseModel):
@@ -119,7 +119,7 @@ def load_config(path: str) -> tuple[Config, str]:
 def expand_measures(config: Config, path: str = "config") -> list[str]:
     """Every measure name of the config, grids expanded (in the order given); each must have a
     browsing model."""
-    from usermodels import model_for
+    from rpdi.usermodels import model_for
 
     names = []
     for i, entry in enumerate(config.measures):

@@ -8,7 +8,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from experiments.store import write_atomic
+from rpdi.experiments.store import write_atomic
 
 
 def _figure():

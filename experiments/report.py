@@ -15,11 +15,11 @@ from collections import defaultdict
 
 import numpy as np
 
-from experiments import plots
-from experiments.formats import SIMULATE_FIELDS, align, to_csv
-from experiments.store import write_atomic
-from simulate.check import ZERO_VARIANCE
-from simulate.stats import holm, p_values
+from rpdi.experiments import plots
+from rpdi.experiments.formats import SIMULATE_FIELDS, align, to_csv
+from rpdi.experiments.store import write_atomic
+from rpdi.simulate.check import ZERO_VARIANCE
+from rpdi.simulate.stats import holm, p_values
 
 
 def agreement_verdicts(records: list[dict], alpha: float = 0.01) -> list[dict]:
@@ -93,7 +93,7 @@ def _system_agreement(records: list[dict]) -> str:
 
 def _rbp_accuracy(measures: list[str], accuracy: float) -> str:
     """The depth d each RBP-like measure needs for p^d < accuracy (the RBP paper, Section 5)."""
-    from metrics.measures import parse_measure
+    from rpdi.metrics.measures import parse_measure
 
     rows = []
     for name in measures:
@@ -116,9 +116,9 @@ def _worked_examples(measures: list[str]) -> str:
     Table II (each relevant document's contribution p^(i-1), their total, and the total times
     1 - p, which is RBP) and the lower and upper bounds (RBP and RBP + residual) of the ranking
     with unjudged documents."""
-    from metrics.evaluate import rankings_from_grades, score
-    from metrics.measures import parse_measure
-    from metrics.view import View
+    from rpdi.metrics.evaluate import rankings_from_grades, score
+    from rpdi.metrics.measures import parse_measure
+    from rpdi.metrics.view import View
 
     ps = []
     for name in measures:
@@ -180,9 +180,9 @@ def _parameter_curves(config, records, results) -> list[tuple]:
 
 def _residual_depths(config, measures, depths) -> tuple[str, list[tuple]]:
     """Mean lower/upper bounds of the measures with a residual, cut at each depth (Figure 5)."""
-    from experiments.runner import data_source, load_data
-    from metrics.evaluate import evaluate
-    from metrics.measures import parse_measure
+    from rpdi.experiments.runner import data_source, load_data
+    from rpdi.metrics.evaluate import evaluate
+    from rpdi.metrics.measures import parse_measure
 
     qrels, runs = load_data(data_source(config))
     chosen = [m for m in measures if parse_measure(m).spec.residual and parse_measure(m).cutoff is None]

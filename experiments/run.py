@@ -6,10 +6,10 @@ import os
 import time
 from importlib import resources
 
-from experiments.config import expand_measures, load_config
-from experiments.report import write_report
-from experiments.runner import execute, plan
-from metrics.trec import InputError
+from rpdi.experiments.config import expand_measures, load_config
+from rpdi.experiments.report import write_report
+from rpdi.experiments.runner import execute, plan
+from rpdi.metrics.trec import InputError
 
 SHIPPED = ("validate_core", "rbp_paper", "metric_agreement", "template")
 
@@ -19,7 +19,7 @@ def config_path(name_or_path: str) -> str:
     if os.path.isfile(name_or_path) or name_or_path.endswith(".toml"):  # a directory is not a config
         return name_or_path
     if name_or_path in SHIPPED:
-        return str(resources.files("experiments") / "configs" / f"{name_or_path}.toml")
+        return str(resources.files("rpdi.experiments") / "configs" / f"{name_or_path}.toml")
     raise InputError(f"{name_or_path}: no such config file, and not a shipped config ({', '.join(SHIPPED)})")
 
 

@@ -18,10 +18,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from experiments.config import Config, expand_measures
-from experiments.store import write_atomic
-from metrics.trec import InputError, run_name
-from simulate.progress import progress_bar
+from rpdi.experiments.config import Config, expand_measures
+from rpdi.experiments.store import write_atomic
+from rpdi.metrics.trec import InputError, run_name
+from rpdi.simulate.progress import progress_bar
 
 
 def data_source(config: Config) -> dict:
@@ -33,11 +33,11 @@ def data_source(config: Config) -> dict:
 
 @lru_cache(maxsize=4)
 def _load(source_json: str):
-    from metrics.evaluate import load_qrels, load_runs
+    from rpdi.metrics.evaluate import load_qrels, load_runs
 
     source = json.loads(source_json)
     if "synthetic" in source:
-        from experiments.synthetic import synthetic_collection
+        from rpdi.experiments.synthetic import synthetic_collection
 
         return synthetic_collection(**source["synthetic"])
     return load_qrels(source["qrels"]), load_runs(source["runs"])
@@ -72,9 +72,9 @@ def plan(config: Config) -> list[dict]:
 
 def run_task(spec: dict) -> dict:
     """Compute one task: per-topic records, the mean stopping distribution and the residuals."""
-    from metrics.rankings import build_rankings
-    from simulate.check import three_way
-    from usermodels import model_for
+    from rpdi.metrics.rankings import build_rankings
+    from rpdi.simulate.check import three_way
+    from rpdi.usermodels import model_for
 
     started = time.perf_counter()
     qrels, runs = load_data(spec["data"])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.trec import Qrels, Run
+from rpdi.metrics.trec import Qrels, Run
 
 
 def synthetic_collection(topics: int = 50, runs: int = 10, depth: int = 100, seed: int = 1,

@@ -5,10 +5,10 @@
 This package knows nothing of users or simulation.
 """
 
-from metrics.evaluate import evaluate, load_qrels, load_runs, rankings_from_grades, score
-from metrics.measures import MEASURES, Measure, parse_measure
-from metrics.rankings import Rankings, build_rankings
-from metrics.trec import InputError, Qrels, Run, read_qrels, read_run
+from rpdi.metrics.evaluate import evaluate, load_qrels, load_runs, rankings_from_grades, score
+from rpdi.metrics.measures import MEASURES, Measure, parse_measure
+from rpdi.metrics.rankings import Rankings, build_rankings
+from rpdi.metrics.trec import InputError, Qrels, Run, read_qrels, read_run
 
 __all__ = ["evaluate", "score", "load_qrels", "load_runs", "rankings_from_grades", "MEASURES",
            "Measure", "parse_measure", "Rankings", "build_rankings", "InputError", "Qrels", "Run",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.view import Score, View
+from rpdi.metrics.view import Score, View
 
 
 def _div(num, den):
@@ -44,6 +44,7 @@ def precision(v: View, rel: float) -> Score:
     User: reads exactly k documents and reports the fraction that were relevant.
     Reference: trec_eval ``P_k``; Moffat (2013) Prec@k.
 
+    >>> from rpdi.metrics import score
     >>> score("P@4", [1, 0, 1, 0, 1])
     0.5
     """
@@ -57,6 +58,7 @@ def recall(v: View, rel: float) -> Score:
     User: reads k documents and counts what share of all relevant documents they met.
     Reference: trec_eval ``recall_k``.
 
+    >>> from rpdi.metrics import score
     >>> score("R@2", [1, 0, 1], R=4)
     0.25
     """
@@ -68,6 +70,7 @@ def recall(v: View, rel: float) -> Score:
 def set_precision(v: View, rel: float) -> Score:
     """SetP = relevant retrieved / retrieved, over the whole ranking (0 when nothing is retrieved).
 
+    >>> from rpdi.metrics import score
     >>> score("SetP", [1, 0, 1, 0])
     0.5
     """
@@ -79,6 +82,7 @@ def set_precision(v: View, rel: float) -> Score:
 def set_recall(v: View, rel: float) -> Score:
     """SetR = relevant retrieved / R over the whole ranking; undefined when R = 0.
 
+    >>> from rpdi.metrics import score
     >>> score("SetR", [1, 0, 1, 0], R=4)
     0.5
     """
@@ -95,6 +99,7 @@ def f_measure(v: View, rel: float, beta: float) -> Score:
 
     Reference: van Rijsbergen (1979); the seeds' product reference page.
 
+    >>> from rpdi.metrics import score
     >>> round(score("F(beta=1)@4", [1, 0, 1, 0], R=2), 4)
     0.6667
     """
@@ -104,6 +109,7 @@ def f_measure(v: View, rel: float, beta: float) -> Score:
 def set_f(v: View, rel: float, beta: float) -> Score:
     """SetF_beta: F_beta of SetP and SetR over the whole ranking.
 
+    >>> from rpdi.metrics import score
     >>> round(score("SetF", [1, 0, 1, 0], R=2), 4)
     0.6667
     """
@@ -113,6 +119,7 @@ def set_f(v: View, rel: float, beta: float) -> Score:
 def fallout(v: View, rel: float) -> Score:
     """Fallout@k = judged non-relevant documents in the top k / all judged non-relevant ones.
 
+    >>> from rpdi.metrics import score
     >>> score("Fallout@3", [0, 1, 0], judged_grades=[1, 0, 0, 0, 0])
     0.5
     """
@@ -128,6 +135,7 @@ def average_precision(v: View, rel: float) -> Score:
     and reports precision there (0 if it is never found).
     Reference: trec_eval ``map`` / ``map_cut_k``; Moffat & Zobel (2008) Section 2.
 
+    >>> from rpdi.metrics import score
     >>> round(score("AP", "$$---$----$-----$---", R=5), 4)
     0.6316
     """
@@ -140,6 +148,7 @@ def sum_precision(v: View, rel: float) -> Score:
 
     Reference: Aslam, Pavlu & Yilmaz (2006); Moffat (2013) Section 3.
 
+    >>> from rpdi.metrics import score
     >>> score("SP@3", [1, 0, 1])
     1.6666666666666665
     """
@@ -152,6 +161,7 @@ def sn_ap(v: View, rel: float) -> Score:
 
     Reference: Moffat (2013) Section 3 (self-normalised AP; the RBP paper's AP*).
 
+    >>> from rpdi.metrics import score
     >>> score("SN-AP@5", [1, 0, 0, 0, 1])
     0.7
     """
@@ -176,6 +186,7 @@ def iprec(v: View, rel: float, level: float) -> Score:
     "Recall r reached" is trec_eval's: at least floor(r R + 0.9) relevant documents (float64).
     Reference: trec_eval ``iprec_at_recall_r``.
 
+    >>> from rpdi.metrics import score
     >>> round(score("IPrec@0.5", [0, 1, 1, 0], R=2), 4)
     0.6667
     """
@@ -187,6 +198,7 @@ def eleven_point_ap(v: View, rel: float) -> Score:
 
     Reference: trec_eval ``11pt_avg``; the IR:VIII lecture chapter (Alternative 2).
 
+    >>> from rpdi.metrics import score
     >>> round(score("AP11pt", [1, 1], R=2), 4)
     1.0
     """
@@ -200,6 +212,7 @@ def reciprocal_rank(v: View, rel: float) -> Score:
     User: reads down the list and stops at the first relevant document.
     Reference: trec_eval ``recip_rank``; Moffat (2013).
 
+    >>> from rpdi.metrics import score
     >>> score("RR", [0, 0, 1, 1])
     0.3333333333333333
     """
@@ -213,6 +226,7 @@ def rr2(v: View, rel: float) -> Score:
     User: a sceptic who stops only once a second relevant document corroborates the first.
     Reference: Moffat & Zobel (2008) Section 4.4.
 
+    >>> from rpdi.metrics import score
     >>> score("RR2", [0, 1, 0, 1])
     0.25
     """
@@ -226,6 +240,7 @@ def cautious_rr(v: View, rel: float, c: int) -> Score:
     User: stops only after reading c more documents past the first relevant one.
     Reference: Moffat & Zobel (2008) Section 4.4 ("damping" factor).
 
+    >>> from rpdi.metrics import score
     >>> score("CautiousRR(c=2)", [0, 1, 0])
     0.25
     """
@@ -236,6 +251,7 @@ def cautious_rr(v: View, rel: float, c: int) -> Score:
 def r_precision(v: View, rel: float, cutoff: int | None) -> Score:
     """Rprec = Prec@R (trec_eval); Rprec@k = Prec@min(k, R) (Moffat 2013); undefined if R = 0.
 
+    >>> from rpdi.metrics import score
     >>> score("Rprec", [1, 0, 1, 1], R=3)
     0.6666666666666666
     """
@@ -249,6 +265,7 @@ def r_precision(v: View, rel: float, cutoff: int | None) -> Score:
 def success(v: View, rel: float) -> Score:
     """Success@k = 1 if a relevant document is in the top k, else 0.
 
+    >>> from rpdi.metrics import score
     >>> score("Success@2", [0, 1, 0])
     1.0
     """
@@ -261,6 +278,7 @@ def hit(v: View, max_rel: float | None) -> Score:
     User: fully satisfied by any one good answer in the top k.
     Reference: Moffat (2013).
 
+    >>> from rpdi.metrics import score
     >>> score("HIT(max_rel=4)@3", [0, 2, 1])
     0.5
     """
@@ -273,6 +291,7 @@ def best(v: View) -> Score:
 
     Reference: the seeds' product reference page.
 
+    >>> from rpdi.metrics import score
     >>> score("Best@2", [1, 2, 0], judged_grades=[2, 1, 0])
     1.0
     """
@@ -300,6 +319,7 @@ def dcg(v: View, dcg: str, b: int | None) -> Score:
     User: reads all k documents, attention fading with rank. Reference: Järvelin & Kekäläinen
     (2002); Moffat (2013).
 
+    >>> from rpdi.metrics import score
     >>> round(score("DCG(b=2)@3", [3, 2, 3]), 2)
     6.89
     """
@@ -312,6 +332,7 @@ def ndcg(v: View, dcg: str) -> Score:
     Without a cutoff the ranking is read to its end and the ideal ranking to R (trec_eval
     ``ndcg``). Reference: Järvelin & Kekäläinen (2002); trec_eval ``ndcg_cut_k``.
 
+    >>> from rpdi.metrics import score
     >>> round(score("nDCG(dcg='exp-log2')@2", [3, 2, 3, 0, 0, 1, 2, 2, 3, 0]), 2)
     0.78
     """
@@ -329,6 +350,7 @@ def sdcg(v: View, max_rel: float | None) -> Score:
     User: continues from rank i to i + 1 with probability log2(i+1)/log2(i+2), up to rank k.
     Reference: Moffat (2013) Section 2.
 
+    >>> from rpdi.metrics import score
     >>> round(score("SDCG@5", [1, 1, 0, 0, 0]), 2)
     0.55
     """
@@ -339,6 +361,7 @@ def sdcg(v: View, max_rel: float | None) -> Score:
 def cg(v: View) -> Score:
     """CG@k = sum_{i<=k} g_i.
 
+    >>> from rpdi.metrics import score
     >>> score("CG@3", [3, 2, 3, 0])
     8.0
     """
@@ -350,6 +373,7 @@ def sn_dcg(v: View, dcg: str) -> Score:
 
     Reference: Moffat (2013) Section 3 (self-normalised DCG).
 
+    >>> from rpdi.metrics import score
     >>> round(score("SN-DCG@5", [1, 0, 1, 0, 0]), 2)
     0.92
     """
@@ -367,6 +391,7 @@ def rbp(v: View, p: float, rel: float | None, max_rel: float | None) -> Score:
     User: reads the first document and each next one with probability p; RBP is the expected
     rate of gain per document inspected, E[G] / E[N]. Reference: Moffat & Zobel (2008).
 
+    >>> from rpdi.metrics import score
     >>> round(score("RBP(p=0.5)", "$$---$----$-----$---"), 4)
     0.7661
     """
@@ -388,6 +413,7 @@ def beta_rbp(v: View, a: float, b: float, rel: float | None, max_rel: float | No
     is the population's mean of each user's expected rate of gain.
     Reference: Carterette, Kanoulas & Yilmaz (CIKM 2011), simulating populations of users.
 
+    >>> from rpdi.metrics import score
     >>> round(score("BetaRBP(a=1,b=1)", [1]), 4)  # the mean of 1 - p over p ~ U(0, 1)
     0.5
     """
@@ -407,6 +433,7 @@ def rbp2(v: View, p1: float, p2: float, rel: float) -> Score:
     E[N] = sum_{i<=k} V_i + V_{k+1} / (1 - p2) (nothing relevant is met beyond depth k).
     With p1 = p2 = p it is RBP(p). Reference: Moffat & Zobel (2008) Section 4.4.
 
+    >>> from rpdi.metrics import score
     >>> round(score("RBP2(p1=0.8,p2=0.8)", [1, 1, 0]), 4)
     0.36
     """
@@ -424,6 +451,7 @@ def err(v: View, max_rel: float) -> Score:
     expected reciprocal rank at which that happens. Reference: Chapelle et al. (2009); gdeval.
     Grades above max_rel count as max_rel (gdeval refuses them), so R_i stays a probability.
 
+    >>> from rpdi.metrics import score
     >>> round(score("ERR@3", [4, 0, 0]), 4)
     0.9375
     >>> score("ERR", [5, 3]) == score("ERR", [4, 3])
@@ -454,6 +482,7 @@ def tbg(v: View, halflife: float, words: float, rel: float) -> Score:
     saves a relevant one with probability 0.77, until a time budget with half-life 224 s runs out.
     Reference: Smucker & Clarke (SIGIR 2012), Time-based calibration of effectiveness measures.
 
+    >>> from rpdi.metrics import score
     >>> round(score("TBG", [1]), 4)  # the first document is reached at time 0
     0.4928
     """
@@ -498,6 +527,7 @@ def cwl_rate(v: View, family: str, max_rel: float | None, T: float = 3.0, p: flo
     User: reads on from rank i with probability C_i; EU is the expected rate of gain E[G]/E[N].
     Reference: Moffat, Bailey, Scholer & Thomas (2017); Azzopardi, Mackenzie & Moffat (2021).
 
+    >>> from rpdi.metrics import score
     >>> round(score("NERR10(p=0.5)", [1, 0]), 4)  # C_1 = 0: one document read, gain 1
     1.0
     """

@@ -7,10 +7,10 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from metrics.measures import Measure, parse_measure
-from metrics.rankings import Rankings, build_rankings
-from metrics.trec import InputError, Qrels, Run, qrels_from_dict, read_qrels, read_run, run_from_dict
-from metrics.view import Score, View
+from rpdi.metrics.measures import Measure, parse_measure
+from rpdi.metrics.rankings import Rankings, build_rankings
+from rpdi.metrics.trec import InputError, Qrels, Run, qrels_from_dict, read_qrels, read_run, run_from_dict
+from rpdi.metrics.view import Score, View
 
 
 def load_qrels(qrels) -> Qrels:

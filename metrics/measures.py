@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from metrics import closed_forms as cf
-from metrics.trec import InputError
+from rpdi.metrics import closed_forms as cf
+from rpdi.metrics.trec import InputError
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from typing import Callable
 
 import numpy as np
 
-from metrics.rankings import Rankings
+from rpdi.metrics.rankings import Rankings
 
 PROPERTIES = ("bounded", "monotonic", "convergent", "top_weighted", "localized", "complete", "realizable")
 Scorer = Callable[[Rankings, int], np.ndarray]  # (rankings of depth n, n) -> scores (T,)
@@ -142,8 +142,8 @@ def grades_for(measure) -> tuple:
 
 def closed_form_scorer(measure) -> Scorer:
     """A scorer from a measure's closed form, its cutoff set to each test ranking's depth."""
-    from metrics.evaluate import compute
-    from metrics.measures import parse_measure
+    from rpdi.metrics.evaluate import compute
+    from rpdi.metrics.measures import parse_measure
 
     m = parse_measure(measure) if isinstance(measure, str) else measure
     return lambda rankings, n: compute(rankings, [m.at_depth(n)])[0].value[0]

@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from metrics.trec import InputError, Qrels, Run, encoded_columns, to_numpy
+from rpdi.metrics.trec import InputError, Qrels, Run, encoded_columns, to_numpy
 
 
 @dataclass(frozen=True)

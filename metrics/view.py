@@ -7,7 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
-from metrics.rankings import Rankings
+from rpdi.metrics.rankings import Rankings
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,23 @@
 """Simulated users: the vectorised lockstep and simpy agent engines, estimators with standard
-errors, and the three-way agreement check (closed form, exact, simulation)."""
+errors, and the three-way agreement check (closed form, exact, simulation).
 
-from simulate.check import simulate, simulate_ranking
-from simulate.estimators import Moments
+The package is itself callable: ``rpdi.simulate(qrels, runs, measures, ...)`` is
+:func:`rpdi.simulate.check.simulate`, while ``rpdi.simulate.vector`` and the other modules stay
+reachable as usual.
+"""
+
+import sys
+import types
+
+from rpdi.simulate.check import simulate, simulate_ranking
+from rpdi.simulate.estimators import Moments
+
+
+class _CallablePackage(types.ModuleType):
+    def __call__(self, *args, **kwargs):
+        return simulate(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallablePackage
 
 __all__ = ["simulate", "simulate_ranking", "Moments"]

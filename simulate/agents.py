@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import simpy
 
-from simulate.ranking import Ranking
-from usermodels.base import BrowsingModel
+from rpdi.simulate.ranking import Ranking
+from rpdi.usermodels.base import BrowsingModel
 
 
 class _Transitions:

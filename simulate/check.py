@@ -6,15 +6,15 @@ from typing import Iterable
 
 import numpy as np
 
-from metrics.evaluate import compute, load_qrels, load_runs
-from metrics.rankings import build_rankings
-from metrics.trec import InputError
-from metrics.view import Score, View
-from simulate import agents, vector
-from simulate.estimators import Moments
-from simulate.progress import progress_bar
-from simulate.ranking import BLOCK, block_rng, rankings_for, stream
-from usermodels import CONVENTIONS, exact, model_for
+from rpdi.metrics.evaluate import compute, load_qrels, load_runs
+from rpdi.metrics.rankings import build_rankings
+from rpdi.metrics.trec import InputError
+from rpdi.metrics.view import Score, View
+from rpdi.simulate import agents, vector
+from rpdi.simulate.estimators import Moments
+from rpdi.simulate.progress import progress_bar
+from rpdi.simulate.ranking import BLOCK, block_rng, rankings_for, stream
+from rpdi.usermodels import CONVENTIONS, exact, model_for
 
 ENGINES = {"vector": vector.sessions, "agent": agents.sessions}
 ZERO_VARIANCE = 1e-12  # a model's per-user variance below this (relative) counts as zero

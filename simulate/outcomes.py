@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulate.check import ENGINES
-from simulate.ranking import BLOCK, Ranking, block_rng
+from rpdi.simulate.check import ENGINES
+from rpdi.simulate.ranking import BLOCK, Ranking, block_rng
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from usermodels.base import At, Branch, BrowsingModel
+from rpdi.usermodels.base import At, Branch, BrowsingModel
 
 BLOCK = 1 << 14  # users per random stream: results do not depend on how blocks are batched
 

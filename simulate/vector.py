@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulate.ranking import Ranking, choose
-from usermodels.base import BrowsingModel
+from rpdi.simulate.ranking import Ranking, choose
+from rpdi.usermodels.base import BrowsingModel
 
 
 def sessions(model: BrowsingModel, ranking: Ranking, users: int, rng: np.random.Generator):

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from experiments.cli import main
+from rpdi.experiments.cli import main
 
 QRELS = b"1 0 d1 1\n1 0 d2 0\n1 0 d3 2\n1 0 d4 1\n2 0 d1 1\n2 0 d5 0\n"
 RUN = (b"1 Q0 d1 1 3.5 tag\n1 Q0 d2 2 2.5 tag\n1 Q0 d3 3 1.5 tag\n1 Q0 d6 4 0.5 tag\n"
@@ -321,7 +321,7 @@ def _command() -> list[str]:
     if os.access(beside, os.X_OK):
         return [beside]
     found = shutil.which("rpdi")
-    return [found] if found else [sys.executable, "-m", "experiments.cli"]
+    return [found] if found else [sys.executable, "-m", "rpdi.experiments.cli"]
 
 
 @pytest.mark.parametrize("case", ["nan score", "bad measure", "corrupted gzip", "huge cutoff",

@@ -26,10 +26,10 @@ from importlib import resources
 import numpy as np
 import pytest
 
-import experiments.runner as runner
-from experiments.cli import main
-from experiments.config import load_config
-from experiments.run import run_experiment
+import rpdi.experiments.runner as runner
+from rpdi.experiments.cli import main
+from rpdi.experiments.config import load_config
+from rpdi.experiments.run import run_experiment
 
 FIELDS = ["run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr", "z",
           "users"]

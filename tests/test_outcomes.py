@@ -3,11 +3,11 @@
 import numpy as np
 from scipy.stats import chisquare
 
-from metrics import rankings_from_grades
-from metrics.view import View
-from simulate.outcomes import outcome_distributions
-from simulate.ranking import rankings_for, stream
-from usermodels import exact, model_for
+from rpdi.metrics import rankings_from_grades
+from rpdi.metrics.view import View
+from rpdi.simulate.outcomes import outcome_distributions
+from rpdi.simulate.ranking import rankings_for, stream
+from rpdi.usermodels import exact, model_for
 
 
 def _setup(name, grades, **kw):

@@ -6,9 +6,9 @@ import pytest
 from scipy.integrate import quad
 from scipy.stats import beta as beta_dist
 
-from metrics import parse_measure, rankings_from_grades, score
-from metrics.evaluate import compute
-from usermodels import exact, model_for
+from rpdi.metrics import parse_measure, rankings_from_grades, score
+from rpdi.metrics.evaluate import compute
+from rpdi.usermodels import exact, model_for
 
 
 def _rbp(p, gains):

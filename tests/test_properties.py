@@ -15,12 +15,12 @@ from itertools import product
 import numpy as np
 import pytest
 
-from experiments.cli import main
-from metrics import parse_measure, rankings_from_grades
-from metrics import properties as props
-from metrics.evaluate import compute
-from metrics.properties import PROPERTIES
-from usermodels import MODELS, exact, model_for
+from rpdi.experiments.cli import main
+from rpdi.metrics import parse_measure, rankings_from_grades
+from rpdi.metrics import properties as props
+from rpdi.metrics.evaluate import compute
+from rpdi.metrics.properties import PROPERTIES
+from rpdi.usermodels import MODELS, exact, model_for
 
 # Table 2 of the paper, typed in (columns: bounded, monotonic, convergent, top-weighted,
 # localized, complete, realizable). Footnotes: a. RBP's verdicts are about the lower end of its

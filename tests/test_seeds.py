@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from metrics import evaluate, score
+from rpdi.metrics import evaluate, score
 
 RBP_RANKING = "$$---$----$-----$---"  # relevant at 1, 2, 6, 11, 17 (003, Sections 3.1 and 4)
 

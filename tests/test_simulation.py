@@ -31,14 +31,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from metrics.evaluate import load_qrels, load_runs, rankings_from_grades, score
-from metrics.rankings import build_rankings
-from metrics.view import View
-from simulate import Moments, simulate, simulate_ranking
-from simulate import vector
-from simulate.ranking import BLOCK, block_rng, rankings_for, stream
-from usermodels import MODELS, Branch, exact, model_for
-from usermodels.rbp import RBP
+from rpdi.metrics.evaluate import load_qrels, load_runs, rankings_from_grades, score
+from rpdi.metrics.rankings import build_rankings
+from rpdi.metrics.view import View
+from rpdi.simulate import Moments, simulate, simulate_ranking
+from rpdi.simulate import vector
+from rpdi.simulate.ranking import BLOCK, block_rng, rankings_for, stream
+from rpdi.usermodels import MODELS, Branch, exact, model_for
+from rpdi.usermodels.rbp import RBP
 
 ALPHA = 0.01
 SEED_RANKING = "$$---$----$-----$---"  # relevant at 1, 2, 6, 11, 17 (seed 003)
@@ -419,7 +419,7 @@ def test_same_seed_same_numbers_whatever_the_order():
 @pytest.mark.parametrize("engine", ["vector", "agent"])
 def test_blocks_are_keyed_by_index(engine):
     """users = 3 blocks gives the moments of three separately simulated blocks 0, 1, 2."""
-    from simulate.check import ENGINES
+    from rpdi.simulate.check import ENGINES
 
     model = model_for("AP")
     rk = rankings_from_grades(SEED_RANKING, R=6)

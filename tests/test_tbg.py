@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from experiments.cli import main
-from metrics import build_rankings, load_qrels, load_runs, parse_measure
-from metrics.evaluate import compute
-from simulate import simulate
-from usermodels import exact, model_for
+from rpdi.experiments.cli import main
+from rpdi.metrics import build_rankings, load_qrels, load_runs, parse_measure
+from rpdi.metrics.evaluate import compute
+from rpdi.simulate import simulate
+from rpdi.usermodels import exact, model_for
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n1 0 e 1\n"
 RUN = ("1 Q0 a 1 4.0 r 120\n1 Q0 b 2 3.0 r 5000\n1 Q0 c 3 2.0 r 800\n"

@@ -27,12 +27,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments.cli import main as rpdi_main
-from metrics import build_rankings, load_qrels, load_runs, parse_measure
-from metrics.closed_forms import CWL_DEPTH
-from metrics.evaluate import compute, rankings_from_grades
-from metrics.rankings import Rankings
-from usermodels import AGGREGATIONS, MODELS, BrowsingModel, exact, model_for
+from rpdi.experiments.cli import main as rpdi_main
+from rpdi.metrics import build_rankings, load_qrels, load_runs, parse_measure
+from rpdi.metrics.closed_forms import CWL_DEPTH
+from rpdi.metrics.evaluate import compute, rankings_from_grades
+from rpdi.metrics.rankings import Rankings
+from rpdi.usermodels import AGGREGATIONS, MODELS, BrowsingModel, exact, model_for
 
 TOL = 1e-9
 
@@ -198,10 +198,10 @@ def test_registry_covers_every_model_class():
             yield from subclasses(sub)
 
     concrete = {c for c in subclasses(BrowsingModel)  # examples/ holds a plug-in, not a core model
-                if c.__module__.startswith("usermodels.") and not c.__module__.startswith("usermodels.examples")
+                if c.__module__.startswith("rpdi.usermodels.") and not c.__module__.startswith("rpdi.usermodels.examples")
                 and "measure_name" in vars(c)}
     assert concrete == set(MODELS.values())
-    from metrics import MEASURES
+    from rpdi.metrics import MEASURES
 
     for name, cls in MODELS.items():
         assert cls.measure_name == name and name in MEASURES, name
@@ -312,8 +312,8 @@ def test_tbg_model_is_the_expected_discount_not_the_discount_of_expected_time(na
     E[G] = sum_k 0.64 x 0.77 b_k E[exp(-lambda T_k)]. The closed form (Smucker & Clarke) uses
     exp(-lambda E[T_k]) instead: by Jensen's inequality it is never larger, and equal only when
     no relevant document stands below rank 1. A finding of the model, not a bug."""
-    from metrics.closed_forms import TBG_CLICK, TBG_SAVE, TBG_SUMMARY_TIME, tbg_document_time
-    from metrics.view import View
+    from rpdi.metrics.closed_forms import TBG_CLICK, TBG_SAVE, TBG_SUMMARY_TIME, tbg_document_time
+    from rpdi.metrics.view import View
 
     _, _, rankings = big_collection
     model = model_for(name)

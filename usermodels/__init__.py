@@ -4,24 +4,24 @@
 ``rpdi eval`` takes); ``exact(model, rankings)`` its exact expectations.
 """
 
-from metrics.measures import Measure, parse_measure
-from metrics.trec import InputError
-from usermodels.ap import RobertsonAP
-from usermodels.base import At, Branch, BrowsingModel, geometric
-from usermodels.cautious_rr import CautiousRR
-from usermodels.cwl import INSQ, INST, NERR8, NERR9, NERR10, NERR11
-from usermodels.err import ERR
-from usermodels.exact import AGGREGATIONS, CONVENTIONS, Expectations, exact
-from usermodels.hit import HIT, Success
-from usermodels.logdiscount import DCG, NDCG, SDCG
-from usermodels.plugin import is_plugin, load_plugin
-from usermodels.population import BetaRBP
-from usermodels.precision import Precision
-from usermodels.rbp import RBP
-from usermodels.rbp2 import RBP2
-from usermodels.rr import ReciprocalRank
-from usermodels.rr2 import RR2
-from usermodels.tbg import TBG
+from rpdi.metrics.measures import Measure, parse_measure
+from rpdi.metrics.trec import InputError
+from rpdi.usermodels.ap import RobertsonAP
+from rpdi.usermodels.base import At, Branch, BrowsingModel, geometric
+from rpdi.usermodels.cautious_rr import CautiousRR
+from rpdi.usermodels.cwl import INSQ, INST, NERR8, NERR9, NERR10, NERR11
+from rpdi.usermodels.err import ERR
+from rpdi.usermodels.exact import AGGREGATIONS, CONVENTIONS, Expectations, exact
+from rpdi.usermodels.hit import HIT, Success
+from rpdi.usermodels.logdiscount import DCG, NDCG, SDCG
+from rpdi.usermodels.plugin import is_plugin, load_plugin
+from rpdi.usermodels.population import BetaRBP
+from rpdi.usermodels.precision import Precision
+from rpdi.usermodels.rbp import RBP
+from rpdi.usermodels.rbp2 import RBP2
+from rpdi.usermodels.rr import ReciprocalRank
+from rpdi.usermodels.rr2 import RR2
+from rpdi.usermodels.tbg import TBG
 
 MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [
     Precision, ReciprocalRank, RobertsonAP, RBP, ERR, SDCG, DCG, NDCG, HIT, Success, RR2,

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from usermodels.base import Branch, BrowsingModel
+from rpdi.usermodels.base import Branch, BrowsingModel
 
 
 class RobertsonAP(BrowsingModel):

@@ -18,8 +18,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from metrics.measures import Measure, parse_measure
-from metrics.view import View
+from rpdi.metrics.measures import Measure, parse_measure
+from rpdi.metrics.view import View
 
 
 @dataclass

@@ -9,8 +9,8 @@ cwl_eval, a user still reading at rank 1000 stops there (its weights are renorma
 Example (NERR8@10, gains 0.5, 1): C_1 = 0.5, C_2 = 0: E[G] = 0.5 + 0.5, E[N] = 1.5: 0.6667.
 """
 
-from metrics.closed_forms import CWL_DEPTH, cwl_continuation
-from usermodels.base import BrowsingModel, geometric
+from rpdi.metrics.closed_forms import CWL_DEPTH, cwl_continuation
+from rpdi.usermodels.base import BrowsingModel, geometric
 
 
 class _CWL(BrowsingModel):

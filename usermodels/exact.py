@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from metrics.rankings import Rankings
-from metrics.view import View
-from usermodels.base import At, BrowsingModel
+from rpdi.metrics.rankings import Rankings
+from rpdi.metrics.view import View
+from rpdi.usermodels.base import At, BrowsingModel
 
 AGGREGATIONS = ("rate", "mean_rate", "total", "depth", "cost")
 CONVENTIONS = ("unknown", "nonrelevant", "stop")

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from metrics.closed_forms import discount
-from usermodels.base import BrowsingModel, geometric
+from rpdi.metrics.closed_forms import discount
+from rpdi.usermodels.base import BrowsingModel, geometric
 
 
 class SDCG(BrowsingModel):

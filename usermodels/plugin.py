@@ -13,9 +13,9 @@ import importlib.util
 import os
 import re
 
-from metrics.measures import MeasureSpec, Param, parse_measure
-from metrics.trec import InputError
-from usermodels.base import BrowsingModel
+from rpdi.metrics.measures import MeasureSpec, Param, parse_measure
+from rpdi.metrics.trec import InputError
+from rpdi.usermodels.base import BrowsingModel
 
 _PLUGIN = re.compile(r"^(?P<path>.+?\.py):(?P<name>[A-Za-z_]\w*)(?P<rest>.*)$")
 

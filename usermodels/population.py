@@ -3,8 +3,8 @@
 import numpy as np
 from scipy.special import roots_jacobi
 
-from usermodels.base import geometric
-from usermodels.rbp import RBP
+from rpdi.usermodels.base import geometric
+from rpdi.usermodels.rbp import RBP
 
 NODES = 64  # Gauss-Jacobi nodes: exact for rankings up to depth 2 x 64 - 1
 

@@ -1,7 +1,7 @@
 """Prec@k: the user who reads exactly k documents."""
 
 
-from usermodels.base import Branch, BrowsingModel
+from rpdi.usermodels.base import Branch, BrowsingModel
 
 
 class Precision(BrowsingModel):

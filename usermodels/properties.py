@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from metrics.properties import Analysis, analyse, grades_for
-from usermodels.exact import exact
+from rpdi.metrics.properties import Analysis, analyse, grades_for
+from rpdi.usermodels.exact import exact
 
 
 def model_scorer(model_for_depth):

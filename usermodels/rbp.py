@@ -1,6 +1,6 @@
 """RBP: the user with constant persistence p."""
 
-from usermodels.base import BrowsingModel, geometric
+from rpdi.usermodels.base import BrowsingModel, geometric
 
 
 class RBP(BrowsingModel):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from usermodels.base import BrowsingModel, geometric
+from rpdi.usermodels.base import BrowsingModel, geometric
 
 
 class RBP2(BrowsingModel):

@@ -1,7 +1,7 @@
 """RR: the user who stops at the first relevant document."""
 
 
-from usermodels.base import Branch, BrowsingModel
+from rpdi.usermodels.base import Branch, BrowsingModel
 
 
 class ReciprocalRank(BrowsingModel):

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from metrics.closed_forms import TBG_CLICK, TBG_SAVE, TBG_SUMMARY_TIME, tbg_document_time
-from usermodels.base import Branch, BrowsingModel
+from rpdi.metrics.closed_forms import TBG_CLICK, TBG_SAVE, TBG_SUMMARY_TIME, tbg_document_time
+from rpdi.usermodels.base import Branch, BrowsingModel
 
 
 class TBG(BrowsingModel):

@@ -12,10 +12,10 @@ import time
 
 import numpy as np
 
-from metrics import parse_measure
-from metrics.evaluate import compute
-from metrics.rankings import Rankings
-from usermodels import exact, model_for
+from rpdi.metrics import parse_measure
+from rpdi.metrics.evaluate import compute
+from rpdi.metrics.rankings import Rankings
+from rpdi.usermodels import exact, model_for
 
 CORE = ["P@10", "RR", "AP", "RBP(p=0.8)", "ERR@20", "SDCG@10", "DCG@10", "nDCG@10"]
 

@@ -31,11 +31,11 @@ import simpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from metrics.evaluate import rankings_from_grades  # noqa: E402
-from metrics.view import View  # noqa: E402
-from simulate import agents, simulate_ranking, vector  # noqa: E402
-from simulate.ranking import BLOCK, rankings_for, stream  # noqa: E402
-from usermodels import model_for  # noqa: E402
+from rpdi.metrics.evaluate import rankings_from_grades  # noqa: E402
+from rpdi.metrics.view import View  # noqa: E402
+from rpdi.simulate import agents, simulate_ranking, vector  # noqa: E402
+from rpdi.simulate.ranking import BLOCK, rankings_for, stream  # noqa: E402
+from rpdi.usermodels import model_for  # noqa: E402
 
 
 def best_of(fn, repeat: int):

@@ -23,11 +23,8 @@ from pathlib import Path
 
 from scipy import stats
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from simulate import simulate  # noqa: E402
+from rpdi.simulate import simulate
+from rpdi.experiments.bundled import CAST2021_QRELS
 
 MEASURES = ["P@10", "RR", "AP", "RBP(p=0.8)", "ERR@20", "SDCG@10"]
 DETERMINISTIC = {"P@10", "RR"}
@@ -35,8 +32,8 @@ ALPHA = 0.01
 
 
 def default_data_dir() -> Path:
-    """../shared/data/cast2021 relative to the repository root."""
-    return REPO.parent / "shared" / "data" / "cast2021"
+    """The CAsT 2021 data bundled with rpdi (qrels.txt.gz, runs/*.run.gz)."""
+    return Path(CAST2021_QRELS).parent
 
 
 def holm(pvalues: list[float], alpha: float = ALPHA) -> list[int]:
@@ -53,18 +50,18 @@ def holm(pvalues: list[float], alpha: float = ALPHA) -> list[int]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("data", nargs="?", type=Path, default=default_data_dir(),
-                    help="directory with qrels.txt and runs/*.run (default: %(default)s)")
+                    help="directory with qrels.txt.gz and runs/*.run.gz (default: %(default)s)")
     ap.add_argument("--users", type=int, default=20_000, help="simulated users per (run, topic)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--engine", default="vector", choices=["vector", "agent"])
     ap.add_argument("--convention", default="unknown", choices=["unknown", "nonrelevant", "stop"])
     args = ap.parse_args(argv)
-    runs = sorted((args.data / "runs").glob("*.run"))
+    runs = sorted((args.data / "runs").glob("*.run.gz"))
     if not runs:
-        print(f"{args.data / 'runs'}: no *.run files", file=sys.stderr)
+        print(f"{args.data / 'runs'}: no *.run.gz files", file=sys.stderr)
         return 2
     began = time.perf_counter()
-    records = simulate(str(args.data / "qrels.txt"), [str(p) for p in runs], MEASURES, users=args.users,
+    records = simulate(str(args.data / "qrels.txt.gz"), [str(p) for p in runs], MEASURES, users=args.users,
                        seed=args.seed, engine=args.engine, per_topic=True, convention=args.convention)
     elapsed = time.perf_counter() - began
     topics = [r for r in records if r["topic"] != "all" and r["exact"] is not None]

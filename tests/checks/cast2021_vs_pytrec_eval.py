@@ -1,6 +1,6 @@
 """CAsT 2021 (real qrels, the five organisers' runs) per topic: rpdi against pytrec_eval.
 
-Reads ../shared/data/cast2021 beside the repository (never copied into it), evaluates P@10, AP,
+Reads the CAsT 2021 data bundled with rpdi (rpdi.experiments.bundled), evaluates P@10, AP,
 RR, nDCG, nDCG@10, Rprec, R@100 and Success@10 with rpdi (``float32_scores=True``, as trec_eval
 ranks) and with pytrec_eval, for every (run, topic, measure), prints how many triples were
 compared and the largest absolute difference, and exits 1 if any difference exceeds 1e-9.
@@ -14,16 +14,15 @@ is given to it as an empty ranking (trec_eval -c: every measure 0), as rpdi eval
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
 from pathlib import Path
 
 import pytrec_eval
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from metrics import evaluate  # noqa: E402
+from rpdi.metrics import evaluate
+from rpdi.metrics.trec import run_name
+from rpdi.experiments.bundled import CAST2021_QRELS
 
 # (pytrec_eval measure, rpdi measure)
 MEASURES = [("P_10", "P@10"), ("map", "AP"), ("recip_rank", "RR"), ("ndcg", "nDCG"),
@@ -32,18 +31,18 @@ MEASURES = [("P_10", "P@10"), ("map", "AP"), ("recip_rank", "RR"), ("ndcg", "nDC
 
 
 def default_data_dir() -> Path:
-    """../shared/data/cast2021 relative to the repository root."""
-    return REPO.parent / "shared" / "data" / "cast2021"
+    """The CAsT 2021 data bundled with rpdi (qrels.txt.gz, runs/*.run.gz)."""
+    return Path(CAST2021_QRELS).parent
 
 
 def compare(data_dir: Path, tolerance: float = 1e-9) -> tuple[int, float, list[str]]:
     """(triples compared, largest absolute difference, the triples that differ by more than
     ``tolerance``)."""
-    qrels_path = data_dir / "qrels.txt"
-    run_paths = sorted((data_dir / "runs").glob("*.run"))
+    qrels_path = data_dir / "qrels.txt.gz"
+    run_paths = sorted((data_dir / "runs").glob("*.run.gz"))
     if not run_paths:
-        raise SystemExit(f"{data_dir / 'runs'}: no *.run files")
-    with open(qrels_path) as fh:
+        raise SystemExit(f"{data_dir / 'runs'}: no *.run.gz files")
+    with gzip.open(qrels_path, "rt") as fh:
         qrels = pytrec_eval.parse_qrel(fh)
     requests = [theirs for theirs, _ in MEASURES]
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, requests)
@@ -52,7 +51,7 @@ def compare(data_dir: Path, tolerance: float = 1e-9) -> tuple[int, float, list[s
     ours = {(r["run"], r["topic"], r["measure"]): r["value"] for r in records if r["topic"] != "all"}
     n, worst, diffs = 0, 0.0, []
     for path in run_paths:
-        with open(path) as fh:
+        with gzip.open(path, "rt") as fh:
             run = pytrec_eval.parse_run(fh)
         run = {t: run.get(t, {}) for t in qrels}  # qrels topics missing from the run: empty
         theirs = evaluator.evaluate(run)
@@ -60,23 +59,23 @@ def compare(data_dir: Path, tolerance: float = 1e-9) -> tuple[int, float, list[s
             raise SystemExit(f"{path.name}: pytrec_eval evaluated {len(theirs)} topics, qrels have {len(qrels)}")
         for topic, values in theirs.items():
             for key, name in MEASURES:
-                mine = ours[path.stem, topic, name]
+                mine = ours[run_name(path), topic, name]
                 diff = abs(mine - values[key])
                 n += 1
                 worst = max(worst, diff)
                 if not diff <= tolerance:
-                    diffs.append(f"{path.stem} {topic} {name}: rpdi {mine!r} pytrec_eval {values[key]!r}")
+                    diffs.append(f"{run_name(path)} {topic} {name}: rpdi {mine!r} pytrec_eval {values[key]!r}")
     return n, worst, diffs
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data_dir", nargs="?", type=Path, default=default_data_dir(),
-                        help="directory with qrels.txt and runs/*.run (default: %(default)s)")
+                        help="directory with qrels.txt.gz and runs/*.run.gz (default: %(default)s)")
     parser.add_argument("--tolerance", type=float, default=1e-9, help="largest allowed difference")
     args = parser.parse_args(argv)
-    if not (args.data_dir / "qrels.txt").is_file():
-        print(f"{args.data_dir}: no qrels.txt (CAsT 2021 data expected there)", file=sys.stderr)
+    if not (args.data_dir / "qrels.txt.gz").is_file():
+        print(f"{args.data_dir}: no qrels.txt.gz (CAsT 2021 data expected there)", file=sys.stderr)
         return 2
     n, worst, diffs = compare(args.data_dir, args.tolerance)
     print(f"compared {n} (run, topic, measure) triples; largest absolute difference {worst:.3g}")

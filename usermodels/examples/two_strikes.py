@@ -12,7 +12,7 @@ The user is scored by the expected rate of gain E[G]/E[N], like RBP.
 
 import numpy as np
 
-from usermodels.base import Branch, BrowsingModel
+from rpdi.usermodels.base import Branch, BrowsingModel
 
 
 class TwoStrikes(BrowsingModel):
