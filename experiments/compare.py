@@ -1,0 +1,215 @@
+"""``rpdi compare``: is run B really better than run A, and what do their users experience?
+
+:func:`compare` scores the runs with closed-form measures, tests every pair (or every run
+against a baseline) with :mod:`metrics.significance`, and with ``users`` adds, per browsing
+model, the probability that a user of B fares better than a user of A on the same topic
+(:mod:`simulate.experience`). :func:`format_table` marks significance as IR papers do.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+from rpdi.metrics.evaluate import compute, load_qrels, load_runs
+from rpdi.metrics.measures import Measure, parse_measure
+from rpdi.metrics.rankings import build_rankings
+from rpdi.metrics.significance import (CORRECTIONS, FIELDS, INTERVALS, TESTS, bootstrap_interval,
+                                       compare_scores, discriminative_power, keyed_rng, pairs_of,
+                                       t_interval)
+from rpdi.metrics.trec import InputError
+from rpdi.metrics.view import View
+
+USER_FIELDS = ("user_outcome", "user_b_better", "user_ci_low", "user_ci_high", "user_method")
+
+
+def check_options(test: str, correction: str, alpha: float, resamples: int, interval: str | None,
+                  level: float) -> None:
+    """InputError naming the first bad option."""
+    for name, value, allowed in (("test", test, TESTS), ("correction", correction, CORRECTIONS),
+                                 ("interval", interval or "t", INTERVALS)):
+        if value not in allowed:
+            raise InputError(f"{name}: expected one of {', '.join(allowed)}, not {value!r}")
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha: must be in (0, 1), not {alpha}")
+    if not 0 < level < 1:
+        raise InputError(f"level: must be in (0, 1), not {level}")
+    if resamples < 1:
+        raise InputError(f"resamples: must be >= 1, not {resamples}")
+
+
+def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | None = None,
+            test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
+            resamples: int = 10_000, seed: int = 0, interval: str | None = None, level: float = 0.95,
+            topics: str = "qrels", users: int | None = None, convention: str = "unknown",
+            dataframe: bool = False):
+    """Compare runs pairwise on each measure; records with the fields of
+    :data:`metrics.significance.FIELDS` (a pandas DataFrame with ``dataframe``).
+
+    Pairs are all pairs in the order given (``diff`` = mean of the later run minus the earlier)
+    or, with ``baseline``, each other run against it. ``test``: t, wilcoxon, randomization
+    (default; ``resamples`` sign flips, all 2^T when fewer) or bootstrap; ``correction`` over
+    each measure's pairs: holm (default), bonferroni, tukey or none; ``interval`` for the
+    difference: t, percentile or bca (default: t for the t-test, else bca). Topics are those
+    every run takes part in (``topics`` as in :func:`metrics.evaluate`; undefined values 0).
+    With ``users`` (simulated users per ranking where the outcome distribution is not finite;
+    0: exact only) each record also has :data:`USER_FIELDS`.
+
+    >>> from rpdi.experiments.compare import compare
+    >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
+    >>> runs = {"a": {q: {"x": 2.0, d: 1.0} for q, d in zip(qrels, ["d1", "d2", "d3"])},
+    ...         "b": {q: {d: 2.0, "x": 1.0} for q, d in zip(qrels, ["d1", "d2", "d3"])}}
+    >>> r, = compare(qrels, runs, ["RR"], users=0)
+    >>> r["diff"], r["p"], r["user_b_better"]  # 2 of the 8 sign flips are as extreme
+    (0.5, 0.25, 1.0)
+    """
+    check_options(test, correction, alpha, resamples, interval, level)
+    parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
+    if not parsed:
+        raise InputError("no measure given")
+    rankings = build_rankings(load_qrels(qrels), load_runs(runs), topics)
+    names = list(rankings.runs)
+    if len(names) < 2:
+        raise InputError("compare needs two or more runs")
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise InputError(f"two runs are named {dup!r}")
+    if baseline is not None and baseline not in names:
+        raise InputError(f"baseline {baseline!r}: not one of the runs ({', '.join(names)})")
+    common = np.flatnonzero(rankings.present.all(0))
+    if common.size < 2:
+        raise InputError("fewer than two topics common to all runs")
+    options = dict(baseline=baseline, test=test, correction=correction, alpha=alpha,
+                   resamples=resamples, seed=seed, interval=interval, level=level)
+    records = []
+    for m, score in zip(parsed, compute(rankings, parsed)):
+        X = np.nan_to_num(score.value[:, common])
+        recs = compare_scores(X, names, m.text, **options)
+        if users is not None:
+            for r, extra in zip(recs, _users(m, rankings, common, baseline, users, convention, options)):
+                r.update(extra)
+        records += recs
+    if dataframe:
+        import pandas as pd
+
+        return pd.DataFrame(records)
+    return records
+
+
+def _users(m: Measure, rankings, common, baseline, users: int, convention: str, options) -> list[dict]:
+    """The user-experience fields of every pair of one measure (None where it has no model)."""
+    from rpdi.simulate.experience import user_preference
+    from rpdi.simulate.ranking import rankings_for
+    from rpdi.usermodels import MODELS, model_for
+
+    pairs = pairs_of(rankings.runs, baseline)
+    if m.spec.name not in MODELS:
+        return [dict.fromkeys(USER_FIELDS) for _ in pairs]
+    model = model_for(m)
+    rows = rankings_for(model, View(rankings, model.k), convention)
+    seed, level = options["seed"], options["level"]
+    if (options["interval"] or ("t" if options["test"] == "t" else "bca")) == "t":
+        interval = lambda pi: t_interval(pi, level)  # noqa: E731
+    else:
+        rng = keyed_rng(seed, m.text, "users")
+        interval = lambda pi: bootstrap_interval(pi, options["resamples"], rng, level, "bca")  # noqa: E731
+    try:
+        return user_preference(model, rows, rankings.runs, rankings.topics, common, pairs, users, seed, interval)
+    except ValueError as exc:
+        raise InputError(f"--users: {exc}") from None
+
+
+_SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
+
+
+def _fmt(x, digits: int = 4) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}" if abs(x) >= 10 ** -digits or x == 0 else f"{x:.1e}"
+    return str(x)
+
+
+def format_table(records: list[dict], alpha: float, baseline: str | None = None) -> str:
+    """Two tables: the runs' means with significance marks (superscript letters: the runs this
+    one is significantly better than; against a baseline, † better and ‡ worse than it), and
+    one line per pair with the interval, p-values, effect size and, if computed, the users'
+    P(B better). A legend says what the marks mean."""
+    from rpdi.experiments.formats import align
+
+    runs = list(dict.fromkeys([r["run_a"] for r in records] + [r["run_b"] for r in records]))
+    measures = list(dict.fromkeys(r["measure"] for r in records))
+    letters = list(_SUPERSCRIPT)
+    labels = {run: letters[i] if i < len(letters) else str(i + 1) for i, run in enumerate(runs)}
+    means, marks = {}, {(run, m): [] for run in runs for m in measures}
+    for r in records:
+        means[r["run_a"], r["measure"]] = r["mean_a"]
+        means[r["run_b"], r["measure"]] = r["mean_b"]
+        if not r["significant"] or r["diff"] == 0:
+            continue
+        better, worse = (r["run_b"], r["run_a"]) if r["diff"] > 0 else (r["run_a"], r["run_b"])
+        if baseline is None:
+            marks[better, r["measure"]].append(worse)
+        elif r["run_b"] == better:
+            marks[better, r["measure"]].append("†")
+        else:
+            marks[worse, r["measure"]].append("‡")
+
+    def cell(run, m):
+        mark = marks[run, m]
+        if baseline is None:
+            shown = [labels[w] for w in sorted(mark, key=runs.index)]
+            text = "".join(_SUPERSCRIPT.get(s, f"^{s}") for s in shown)
+        else:
+            text = "".join(mark)
+        return _fmt(means[run, m]) + text
+
+    rows = [["", "run"] + measures]
+    rows += [[f"({labels[run]})", run + (" (baseline)" if run == baseline else "")] + [cell(run, m) for m in measures]
+             for run in runs]
+    first = records[0]
+    if baseline is None:
+        legend = (f"superscripts: the runs (by letter) this run is significantly better than "
+                  f"(adjusted p <= {alpha:g})")
+    else:
+        legend = (f"†: significantly better than the baseline, ‡: significantly worse "
+                  f"(adjusted p <= {alpha:g})")
+    header = ["measure", "A", "B", "mean A", "mean B", "B - A", "interval", "p", "p adj", "sig",
+              "effect"]
+    users = "user_b_better" in first
+    if users:
+        header += ["P(B user better)", "users' interval", "outcome"]
+    lines = []
+    for r in records:
+        row = [r["measure"], r["run_a"], r["run_b"], _fmt(r["mean_a"]), _fmt(r["mean_b"]), _fmt(r["diff"]),
+               f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]", _fmt(r["p"]), _fmt(r["p_adjusted"]),
+               "*" if r["significant"] else "", _fmt(r["effect_size"], 2)]
+        if users:
+            row += [_fmt(r["user_b_better"]), f"[{_fmt(r['user_ci_low'])}, {_fmt(r['user_ci_high'])}]"
+                    if r["user_b_better"] is not None else "–",
+                    f"{r['user_outcome']} ({r['user_method']})" if r["user_outcome"] else "–"]
+        lines.append(row)
+    text = align(rows) + legend + f"; {first['topics']} topics\n\n" + align([header] + lines)
+    text += ("interval: of the mean difference B - A; effect: mean difference / sd of the "
+             "differences; *: adjusted p <= alpha\n")
+    if users:
+        text += ("P(B user better): chance that a user of B ends with a better outcome than a user "
+                 "of A on the same topic (ties half; 0.5 = no difference), mean over topics\n")
+    return text
+
+
+def format_power(power: list[dict]) -> str:
+    """Discriminative power per measure as an aligned table."""
+    from rpdi.experiments.formats import align
+
+    rows = [["measure", "pairs", f"significant (p <= {power[0]['alpha']:g})", "discriminative power",
+             "median ASL"]]
+    rows += [[p["measure"], str(p["pairs"]), str(p["significant"]), _fmt(p["discriminative_power"]),
+              _fmt(float(np.median(p["asl"])))] for p in power]
+    return align(rows)
+
+
+POWER_FIELDS = ("measure", "pairs", "significant", "alpha", "discriminative_power")
+__all__ = ["compare", "format_table", "format_power", "discriminative_power", "FIELDS", "USER_FIELDS",
+           "POWER_FIELDS"]
