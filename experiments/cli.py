@@ -62,6 +62,35 @@ def _simulate_parser(sub, common) -> None:
     p.set_defaults(handler=_cmd_simulate)
 
 
+def _compare_parser(sub, common) -> None:
+    p = sub.add_parser("compare", parents=[common], help="paired significance tests between runs",
+                       description="Compare runs pairwise (or against a baseline) on each measure: means, "
+                                   "difference with an interval, test statistic, p and adjusted p, effect "
+                                   "size; optionally the discriminative power of the measures and what "
+                                   "their users experience.")
+    p.add_argument("--baseline", help="compare every other run against this one (a run name)")
+    p.add_argument("--test", choices=["t", "wilcoxon", "randomization", "bootstrap"], default="randomization",
+                   help="paired test (default: randomization, Fisher's sign flips)")
+    p.add_argument("--correction", choices=["holm", "bonferroni", "tukey", "none"], default="holm",
+                   help="multiple comparisons over each measure's pairs (tukey: randomised Tukey HSD)")
+    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--resamples", "--permutations", type=int, default=10_000, dest="resamples",
+                   help="sign flips / bootstrap resamples / Tukey permutations (default 10000)")
+    p.add_argument("--interval", choices=["t", "percentile", "bca"], default=None,
+                   help="interval of the difference (default: t for the t-test, else bootstrap BCa)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--discriminative-power", action="store_true",
+                   help="report each measure's discriminative power (Sakai 2006) over all run pairs")
+    p.add_argument("--users", type=int, default=None,
+                   help="add P(a user of B fares better than a user of A); N simulated users per "
+                        "ranking where the exact outcome distribution is not finite")
+    p.add_argument("--convention", choices=["unknown", "nonrelevant", "stop"], default="unknown",
+                   help="what a user meets beyond the ranking (for --users)")
+    p.add_argument("--plots", metavar="DIR", help="write forest.png (and asl.png) into DIR")
+    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.set_defaults(handler=_cmd_compare)
+
+
 def _run_parser(sub) -> None:
     p = sub.add_parser("run", help="run an experiment described in a TOML config",
                        description="Run an experiment config (a path, or the name of a shipped one: "
@@ -128,6 +157,41 @@ def _cmd_simulate(args) -> str:
                        topics=args.topics, target_stderr=args.target_stderr, max_users=args.max_users,
                        progress=True)
     return _format_records(records, args.format, SIMULATE_FIELDS)
+
+
+def _cmd_compare(args) -> str:
+    import os
+
+    from rpdi.experiments import compare_plots
+    from rpdi.experiments.compare import (FIELDS, POWER_FIELDS, USER_FIELDS, compare, discriminative_power,
+                                          format_power, format_table)
+    from rpdi.metrics import parse_measure
+    from rpdi.metrics.trec import InputError
+
+    for m in args.measures:  # malformed measures are reported before the files are read
+        parse_measure(m)
+    if args.discriminative_power and args.baseline:
+        raise InputError("--discriminative-power compares all pairs of runs; drop --baseline")
+    if args.users is not None and args.users < 0:
+        raise InputError(f"--users: must be >= 0, not {args.users}")
+    records = compare(args.qrels, args.runs, args.measures, baseline=args.baseline, test=args.test,
+                      correction=args.correction, alpha=args.alpha, resamples=args.resamples,
+                      seed=args.seed, interval=args.interval, topics=args.topics, users=args.users,
+                      convention=args.convention)
+    power = discriminative_power(records, args.alpha) if args.discriminative_power else None
+    if args.plots:
+        what = f"{args.test} test, {args.correction} correction, {args.interval or ("t" if args.test == "t" else "bca")} interval"
+        compare_plots.forest(records, os.path.join(args.plots, "forest.png"), what)
+        if power:
+            compare_plots.asl_curves(power, os.path.join(args.plots, "asl.png"), f"{args.test} test")
+    if power is not None:
+        if args.format == "table":
+            return format_table(records, args.alpha, args.baseline) + "\n" + format_power(power)
+        return _format_records(power, args.format, POWER_FIELDS)
+    fields = FIELDS + (USER_FIELDS if args.users is not None else ())
+    if args.format == "table":
+        return format_table(records, args.alpha, args.baseline)
+    return _format_records(records, args.format, fields)
 
 
 def _cmd_run(args) -> str:
@@ -241,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     common = _collection_arguments()
     _eval_parser(sub, common)
     _simulate_parser(sub, common)
+    _compare_parser(sub, common)
     _run_parser(sub)
     _properties_parser(sub)
     _models_parser(sub)

@@ -68,6 +68,10 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
     if not parsed:
         raise InputError("no measure given")
+    for m in parsed:
+        if m.spec.between_runs:
+            raise InputError(f"measure {m.text!r}: scores a run against the first run given, not a run on "
+                             f"its own; it cannot be compared between runs")
     rankings = build_rankings(load_qrels(qrels), load_runs(runs), topics)
     names = list(rankings.runs)
     if len(names) < 2:
@@ -211,5 +215,62 @@ def format_power(power: list[dict]) -> str:
 
 
 POWER_FIELDS = ("measure", "pairs", "significant", "alpha", "discriminative_power")
-__all__ = ["compare", "format_table", "format_power", "discriminative_power", "FIELDS", "USER_FIELDS",
-           "POWER_FIELDS"]
+
+
+def report_section(out_dir: str, config, records: list[dict]) -> tuple[str, list[str]]:
+    """An experiment's ``[compare]``: the pairs on every measure, from the per-topic closed-form
+    values of the three-way records (the exact expectation where a model has no closed form),
+    on the topics every run has. Writes ``compare.csv``/``compare.json`` (the pair records),
+    ``discriminative_power.csv``/``.json`` and, with plots, ``plots/forest.png`` and
+    ``plots/asl.png``; returns the Markdown section and the plots written."""
+    import json
+    import os
+
+    from rpdi.experiments import compare_plots
+    from rpdi.experiments.formats import to_csv
+    from rpdi.experiments.store import write_atomic
+
+    c = config.compare
+    per: dict[str, dict[str, dict[str, float]]] = {}
+    for r in records:
+        value = r["closed_form"] if r["closed_form"] is not None else r["exact"]
+        if r["topic"] != "all":
+            per.setdefault(r["measure"], {}).setdefault(r["run"], {})[r["topic"]] = value
+    pairs, power = [], []
+    for measure, by_run in per.items():
+        runs = list(by_run)
+        if c.baseline is not None and c.baseline not in runs:
+            raise InputError(f"compare.baseline: {c.baseline!r} is not one of the runs ({', '.join(runs)})")
+        topics = sorted(set.intersection(*(set(v) for v in by_run.values())))
+        if len(runs) < 2 or len(topics) < 2:
+            continue
+        X = np.nan_to_num(np.array([[np.nan if by_run[r][t] is None else by_run[r][t] for t in topics]
+                                    for r in runs], dtype=float))
+        options = dict(test=c.test, correction=c.correction, alpha=c.alpha, resamples=c.resamples,
+                       seed=config.experiment.seed, interval=c.interval)
+        pairs += compare_scores(X, runs, measure, baseline=c.baseline, **options)
+        if c.discriminative_power:
+            every = pairs if c.baseline is None else compare_scores(X, runs, measure, **options)
+            power += discriminative_power([r for r in every if r["measure"] == measure], c.alpha)
+    if not pairs:
+        return "Comparing systems needs two or more runs with two or more common topics.\n", []
+    write_atomic(os.path.join(out_dir, "compare.csv"), to_csv(pairs, FIELDS))
+    write_atomic(os.path.join(out_dir, "compare.json"), json.dumps(pairs, indent=1))
+    text = (f"{c.test} test, {c.correction} correction, alpha {c.alpha:g}, seed {config.experiment.seed} "
+            f"(compare.csv, compare.json)\n\n```\n{format_table(pairs, c.alpha, c.baseline)}```\n")
+    written = []
+    what = f"{c.test} test, {c.correction} correction"
+    if config.output.plots:
+        written.append(compare_plots.forest(pairs, os.path.join(out_dir, "plots", "forest.png"), what))
+    if power:
+        write_atomic(os.path.join(out_dir, "discriminative_power.csv"), to_csv(power, POWER_FIELDS))
+        write_atomic(os.path.join(out_dir, "discriminative_power.json"), json.dumps(power, indent=1))
+        text += f"\n### Discriminative power (Sakai 2006)\n\n```\n{format_power(power)}```\n"
+        if config.output.plots:
+            written.append(compare_plots.asl_curves(power, os.path.join(out_dir, "plots", "asl.png"),
+                                                    f"{c.test} test"))
+    return text, written
+
+
+__all__ = ["compare", "format_table", "format_power", "report_section", "discriminative_power", "FIELDS",
+           "USER_FIELDS", "POWER_FIELDS"]

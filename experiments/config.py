@@ -79,12 +79,26 @@ class Analysis(_Strict):
                                                      "residual bounds on $$---$----$-??--?---")
 
 
+class Compare(_Strict):
+    """``[compare]``: paired tests between the runs on every measure (closed-form per-topic values),
+    and the measures' discriminative power (Sakai 2006)."""
+
+    test: Literal["t", "wilcoxon", "randomization", "bootstrap"] = "randomization"
+    correction: Literal["holm", "bonferroni", "tukey", "none"] = "holm"
+    alpha: float = Field(0.05, gt=0, lt=1)
+    resamples: int = Field(10_000, ge=1, description="sign flips / bootstrap resamples / Tukey permutations")
+    interval: Literal["t", "percentile", "bca"] | None = None
+    baseline: str | None = Field(None, description="a run name; default: all pairs")
+    discriminative_power: bool = Field(True, description="ASLs over all run pairs, and their curves")
+
+
 class Config(_Strict):
     experiment: Experiment
     data: Data
     measures: list[MeasureGrid] = Field(min_length=1)
     output: Output = Output()
     analysis: Analysis = Analysis()
+    compare: Compare | None = None
 
 
 def load_config(path: str) -> tuple[Config, str]:
@@ -155,3 +169,10 @@ def resolve_files(config: Config, base: str, path: str = "config") -> None:
             raise InputError(f"{path}: data.runs.{i}: no file matches {pattern!r}")
         runs += found
     data.qrels, data.runs = qrels, runs
+    if config.compare is not None and config.compare.baseline is not None:
+        from rpdi.metrics.trec import run_name
+
+        names = [run_name(r) for r in runs]
+        if config.compare.baseline not in names:
+            raise InputError(f"{path}: compare.baseline: {config.compare.baseline!r} is not one of the runs "
+                             f"({', '.join(names)})")

@@ -237,10 +237,17 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
         text, more = _residual_depths(config, measures, analysis.residual_depths)
         md.append(text)
         extra += more
+    compared = None
+    if config.compare is not None:  # paired tests and discriminative power (experiments/compare.py)
+        from rpdi.experiments.compare import report_section
+
+        compared = report_section(out_dir, config, records)
+        md += ["## Comparing systems\n", compared[0]]
     write_atomic(os.path.join(out_dir, "summary.md"), "\n".join(md))
     if config.output.plots:
         extra = [(fn, args[:-1] + (os.path.join(out_dir, "plots", args[-1]),)) for fn, args in extra]
-        manifest["plots"] = [os.path.relpath(p, out_dir) for p in plots.all_plots(out_dir, records, results, extra)]
+        written = plots.all_plots(out_dir, records, results, extra) + (compared[1] if compared else [])
+        manifest["plots"] = [os.path.relpath(p, out_dir) for p in written]
     manifest["versions"] = _versions()
     write_atomic(os.path.join(out_dir, "manifest.json"), json.dumps(manifest, indent=1))
     return _terminal(header, summary_rows, verdicts, out_dir)
