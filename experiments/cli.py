@@ -180,7 +180,8 @@ def _cmd_compare(args) -> str:
                       convention=args.convention)
     power = discriminative_power(records, args.alpha) if args.discriminative_power else None
     if args.plots:
-        what = f"{args.test} test, {args.correction} correction, {args.interval or ("t" if args.test == "t" else "bca")} interval"
+        interval = args.interval or ("t" if args.test == "t" else "bca")
+        what = f"{args.test} test, {args.correction} correction, {interval} interval"
         compare_plots.forest(records, os.path.join(args.plots, "forest.png"), what)
         if power:
             compare_plots.asl_curves(power, os.path.join(args.plots, "asl.png"), f"{args.test} test")
