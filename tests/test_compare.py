@@ -324,3 +324,16 @@ def test_compare_with_users_on_cast():
         assert r["user_ci_low"] <= r["user_b_better"] <= r["user_ci_high"]
     flipped = rpdi.compare(CAST2021_QRELS, cast2021_runs()[1::-1], ["RR"], users=0, resamples=500)
     assert flipped[0]["user_b_better"] == pytest.approx(1 - recs[0]["user_b_better"], abs=1e-12)
+
+
+def test_users_of_a_deterministic_model_count_wins_and_ties():
+    """RR's user stops at the first relevant document: the outcome is the topic's RR itself, so
+    P(B user better) is (topics B wins + half the ties) / topics, from rpdi.evaluate's values."""
+    import rpdi
+
+    runs = cast2021_runs()[2:4]
+    rec, = rpdi.compare(CAST2021_QRELS, runs, ["RR"], users=0, resamples=100)
+    per = rpdi.evaluate(CAST2021_QRELS, runs, ["RR"], per_topic=True)
+    a, b = (np.array([r["value"] for r in per if r["run"] == rec[k] and r["topic"] != "all"])
+            for k in ("run_a", "run_b"))
+    assert rec["user_b_better"] == pytest.approx(((b > a).sum() + 0.5 * (b == a).sum()) / a.size, abs=1e-12)
