@@ -170,6 +170,8 @@ def _cmd_compare(args) -> str:
 
     for m in args.measures:  # malformed measures are reported before the files are read
         parse_measure(m)
+    if args.per_topic:
+        raise InputError("--per-topic: compare reports pairs of runs over all topics, not single topics")
     if args.discriminative_power and args.baseline:
         raise InputError("--discriminative-power compares all pairs of runs; drop --baseline")
     if args.users is not None and args.users < 0:

@@ -262,7 +262,9 @@ def compare_scores(X: np.ndarray, runs: Sequence[str], measure: str, *, baseline
     """Compare the runs (rows of X, runs x topics) on one measure; one record per pair (a, b)
     with the fields of :data:`FIELDS` (diff = mean_b - mean_a, significant: p_adjusted <= alpha).
 
-    ``interval`` defaults to ``t`` for the t-test and ``bca`` otherwise. Random streams are keyed
+    ``interval`` defaults to ``t`` for the t-test and ``bca`` otherwise. With ``tukey`` the
+    adjusted p is the larger of the test's p and the randomised Tukey HSD's (computed over all
+    runs of X, also against a baseline). Random streams are keyed
     by (seed, measure, purpose), so a measure's results do not depend on the others compared.
     """
     if test not in TESTS:
