@@ -10,26 +10,34 @@ from rpdi.experiments.plots import _figure, _save
 
 def forest(records: list[dict], path: str, what: str = "") -> str:
     """One panel per measure, one row per pair: the mean difference B - A and its interval;
-    filled markers where the pair is significant. ``what`` names the test and correction."""
+    filled markers where the pair is significant. ``what`` names the test and correction. With
+    the users' P(B user better) in the records, a second column shows it with its interval."""
     plt = _figure()
     measures = list(dict.fromkeys(r["measure"] for r in records))
     heights = [sum(r["measure"] == m for r in records) for m in measures]
-    fig, axes = plt.subplots(len(measures), 1, figsize=(7, 1.2 + 0.32 * sum(heights) + 0.5 * len(measures)),
-                             gridspec_kw={"height_ratios": heights}, squeeze=False)
-    for ax, m in zip(axes[:, 0], measures):
+    users = any(r.get("user_b_better") is not None for r in records)
+    fig, axes = plt.subplots(len(measures), 2 if users else 1, sharey="row", squeeze=False, layout="constrained",
+                             figsize=(10 if users else 7, 1.2 + 0.32 * sum(heights) + 0.5 * len(measures)),
+                             gridspec_kw={"height_ratios": heights})
+    for row, m in zip(axes, measures):
         rows = [r for r in records if r["measure"] == m][::-1]
         y = np.arange(len(rows))
-        diff = np.array([r["diff"] for r in rows])
-        lo = np.array([r["ci_low"] if r["ci_low"] is not None else np.nan for r in rows])
-        hi = np.array([r["ci_high"] if r["ci_high"] is not None else np.nan for r in rows])
         sig = np.array([r["significant"] for r in rows])
-        ax.hlines(y, lo, hi, color="C0")
-        ax.plot(diff[sig], y[sig], "o", color="C0", label="significant")
-        ax.plot(diff[~sig], y[~sig], "o", mfc="white", color="C0", label="not significant")
-        ax.axvline(0, color="k", lw=0.8, ls="--")
-        ax.set_yticks(y, [f"{r['run_b']} − {r['run_a']}" for r in rows], fontsize=7)
-        ax.set_title(m, fontsize=9, loc="left")
+        columns = [("diff", "ci_low", "ci_high", 0.0)] + ([("user_b_better", "user_ci_low", "user_ci_high", 0.5)]
+                                                          if users else [])
+        for ax, (key, low, high, null) in zip(row, columns):
+            get = lambda k: np.array([np.nan if r.get(k) is None else r[k] for r in rows], dtype=float)  # noqa: E731
+            x = get(key)
+            ax.hlines(y, get(low), get(high), color="C0")
+            ax.plot(x[sig], y[sig], "o", color="C0", label="significant difference")
+            ax.plot(x[~sig], y[~sig], "o", mfc="white", color="C0", label="not significant")
+            ax.axvline(null, color="k", lw=0.8, ls="--")
+        row[0].set_yticks(y, [f"{r['run_b']} − {r['run_a']}" for r in rows], fontsize=7)
+        row[0].set_title(m, fontsize=9, loc="left")
     axes[-1, 0].set_xlabel("difference of means, B − A (bar: interval over topics)")
+    if users:
+        axes[-1, 1].set_xlabel("P(a user of B fares better than one of A), ties half")
+        axes[0, 1].set_title("what users experience", fontsize=9, loc="left")
     axes[0, 0].legend(fontsize=7, loc="best")
     fig.suptitle("Per-pair mean differences" + (f" ({what})" if what else ""), fontsize=10)
     return _save(fig, path)
