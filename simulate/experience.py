@@ -132,8 +132,9 @@ def _merge(row, state, gain, mass):
 
 
 def _atoms(values: np.ndarray, mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct values and their total masses."""
-    v, inverse = np.unique(values, return_inverse=True)
+    """Sorted distinct values and their total masses; values are rounded to 10 decimals, so that
+    equal outcomes summed in another order (1/3 + 2/3 and 2/3 + 1/3) tie as they should."""
+    v, inverse = np.unique(np.round(values, 10), return_inverse=True)
     return v, np.bincount(inverse.ravel(), weights=mass, minlength=v.size)
 
 
