@@ -132,7 +132,8 @@ def _weights(T: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
 
 def bootstrap_test(d: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Sakai's (2006) paired bootstrap test: (t, p) with t = mean(d) / (sd(d) / sqrt(T)) and
-    p the share of resamples of z = d - mean(d) whose |t*| >= |t|."""
+    p = (1 + hits) / (1 + B), a hit being one of the B resamples of z = d - mean(d) whose
+    |t*| >= |t| (Sakai counts hits / B; the + 1 keeps p from being 0, as for the sign flips)."""
     P, T = d.shape
     t, _ = paired_t(d)
     w = _weights(T, resamples, rng)
@@ -144,7 +145,7 @@ def bootstrap_test(d: np.ndarray, resamples: int, rng: np.random.Generator) -> t
         with np.errstate(divide="ignore", invalid="ignore"):
             t_star = np.where(sd > 0, m1 / (sd / np.sqrt(T)), np.where(np.abs(m1) > 1e-12, np.inf, 0.0))
         hits[c] = (np.abs(t_star) >= np.abs(t[c])[:, None] * (1 - 1e-12)).sum(-1)
-    return t, hits / resamples
+    return t, (1 + hits) / (1 + resamples)
 
 
 def t_interval(d: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

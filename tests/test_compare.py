@@ -338,3 +338,20 @@ def test_users_of_a_deterministic_model_count_wins_and_ties():
     a, b = (np.array([r["value"] for r in per if r["run"] == rec[k] and r["topic"] != "all"])
             for k in ("run_a", "run_b"))
     assert rec["user_b_better"] == pytest.approx(((b > a).sum() + 0.5 * (b == a).sum()) / a.size, abs=1e-12)
+
+
+def test_users_of_a_population_model_are_simulated():
+    """BetaRBP draws each user's persistence from a Beta distribution: no finite outcome
+    distribution, so users are simulated (and without users it says so)."""
+    from rpdi.metrics.significance import t_interval
+    from rpdi.simulate.experience import user_preference
+
+    model, rankings, rows = _cast_rows("BetaRBP")
+    interval = lambda pi: t_interval(pi)  # noqa: E731
+    args = (model, rows, rankings.runs, rankings.topics, [0, 1, 2], [(0, 1)])
+    rec, = user_preference(*args, 2000, 0, interval)
+    assert rec["user_method"] == "simulated" and 0 <= rec["user_b_better"] <= 1
+    again, = user_preference(*args, 2000, 0, interval)
+    assert again == rec  # seeded streams: reproducible
+    with pytest.raises(ValueError, match="not finite"):
+        user_preference(*args, 0, 0, interval)
