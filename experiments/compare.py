@@ -20,6 +20,7 @@ from rpdi.metrics.significance import (CORRECTIONS, FIELDS, INTERVALS, TESTS, bo
                                        t_interval)
 from rpdi.metrics.trec import InputError
 from rpdi.metrics.view import View
+from rpdi.usermodels import MODELS, model_for
 
 USER_FIELDS = ("user_outcome", "user_b_better", "user_ci_low", "user_ci_high", "user_method")
 
@@ -91,7 +92,8 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
         X = np.nan_to_num(score.value[:, common])
         recs = compare_scores(X, names, m.text, **options)
         if users is not None:
-            for r, extra in zip(recs, _users(m, rankings, common, baseline, users, convention, options)):
+            model = model_for(m) if m.spec.name in MODELS else None
+            for r, extra in zip(recs, _users(model, rankings, common, users, convention, options)):
                 r.update(extra)
         records += recs
     if dataframe:
@@ -101,22 +103,21 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     return records
 
 
-def _users(m: Measure, rankings, common, baseline, users: int, convention: str, options) -> list[dict]:
-    """The user-experience fields of every pair of one measure (None where it has no model)."""
+def _users(model, rankings, common, users: int, convention: str, options) -> list[dict]:
+    """The user-experience fields of every pair (of ``options["baseline"]`` or all) of one
+    measure's browsing model on the topics ``common`` (all None without a model)."""
     from rpdi.simulate.experience import user_preference
     from rpdi.simulate.ranking import rankings_for
-    from rpdi.usermodels import MODELS, model_for
 
-    pairs = pairs_of(rankings.runs, baseline)
-    if m.spec.name not in MODELS:
+    pairs = pairs_of(rankings.runs, options["baseline"])
+    if model is None:
         return [dict.fromkeys(USER_FIELDS) for _ in pairs]
-    model = model_for(m)
     rows = rankings_for(model, View(rankings, model.k), convention)
-    seed, level = options["seed"], options["level"]
+    seed, level = options["seed"], options.get("level", 0.95)
     if (options["interval"] or ("t" if options["test"] == "t" else "bca")) == "t":
         interval = lambda pi: t_interval(pi, level)  # noqa: E731
     else:
-        rng = keyed_rng(seed, m.text, "users")
+        rng = keyed_rng(seed, model.measure.text, "users")
         interval = lambda pi: bootstrap_interval(pi, options["resamples"], rng, level, "bca")  # noqa: E731
     try:
         return user_preference(model, rows, rankings.runs, rankings.topics, common, pairs, users, seed, interval)
@@ -222,7 +223,8 @@ def report_section(out_dir: str, config, records: list[dict]) -> tuple[str, list
     values of the three-way records (the exact expectation where a model has no closed form),
     on the topics every run has. Writes ``compare.csv``/``compare.json`` (the pair records),
     ``discriminative_power.csv``/``.json`` and, with plots, ``plots/forest.png`` and
-    ``plots/asl.png``; returns the Markdown section and the plots written."""
+    ``plots/asl.png``; returns the Markdown section and the plots written. With ``users`` set,
+    the pairs also have the users' P(B better) (:func:`compare`'s ``users``)."""
     import json
     import os
 
@@ -237,8 +239,14 @@ def report_section(out_dir: str, config, records: list[dict]) -> tuple[str, list
         if r["topic"] != "all":
             per.setdefault(r["measure"], {}).setdefault(r["run"], {})[r["topic"]] = value
     pairs, power = [], []
+    rankings = None
+    if c.users is not None:
+        from rpdi.experiments.runner import data_source, load_data
+
+        qrels, data = load_data(data_source(config))
+        rankings = build_rankings(qrels, data, config.experiment.topics)
     for measure, by_run in per.items():
-        runs = list(by_run)
+        runs = list(by_run) if rankings is None else [r for r in rankings.runs if r in by_run]
         if c.baseline is not None and c.baseline not in runs:
             raise InputError(f"compare.baseline: {c.baseline!r} is not one of the runs ({', '.join(runs)})")
         topics = sorted(set.intersection(*(set(v) for v in by_run.values())))
@@ -248,13 +256,20 @@ def report_section(out_dir: str, config, records: list[dict]) -> tuple[str, list
                                     for r in runs], dtype=float))
         options = dict(test=c.test, correction=c.correction, alpha=c.alpha, resamples=c.resamples,
                        seed=config.experiment.seed, interval=c.interval)
-        pairs += compare_scores(X, runs, measure, baseline=c.baseline, **options)
+        recs = compare_scores(X, runs, measure, baseline=c.baseline, **options)
+        if rankings is not None:
+            index = {str(t): i for i, t in enumerate(rankings.topics)}
+            common = np.array([index[t] for t in topics])
+            for r, extra in zip(recs, _users(model_for(measure), rankings, common, c.users,
+                                             config.experiment.convention, dict(options, baseline=c.baseline))):
+                r.update(extra)
+        pairs += recs
         if c.discriminative_power:
             every = pairs if c.baseline is None else compare_scores(X, runs, measure, **options)
             power += discriminative_power([r for r in every if r["measure"] == measure], c.alpha)
     if not pairs:
         return "Comparing systems needs two or more runs with two or more common topics.\n", []
-    write_atomic(os.path.join(out_dir, "compare.csv"), to_csv(pairs, FIELDS))
+    write_atomic(os.path.join(out_dir, "compare.csv"), to_csv(pairs, FIELDS + (USER_FIELDS if rankings else ())))
     write_atomic(os.path.join(out_dir, "compare.json"), json.dumps(pairs, indent=1))
     text = (f"{c.test} test, {c.correction} correction, alpha {c.alpha:g}, seed {config.experiment.seed} "
             f"(compare.csv, compare.json)\n\n```\n{format_table(pairs, c.alpha, c.baseline)}```\n")

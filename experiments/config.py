@@ -90,6 +90,8 @@ class Compare(_Strict):
     interval: Literal["t", "percentile", "bca"] | None = None
     baseline: str | None = Field(None, description="a run name; default: all pairs")
     discriminative_power: bool = Field(True, description="ASLs over all run pairs, and their curves")
+    users: int | None = Field(None, ge=0, description="add P(a user of B fares better than one of A); "
+                                                      "simulated users where not exact (0: exact only)")
 
 
 class Config(_Strict):
