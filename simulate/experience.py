@@ -8,7 +8,9 @@ on the same topic, with independent users,
     pi_t = P(X_B > X_A) + P(X_B = X_A) / 2,
 
 the probability that a user of B does better than a user of A, ties counted half (0.5: no
-difference users would notice; a "probability of superiority", Vargha & Delaney 2000). Over the
+difference users would notice; a "probability of superiority", Vargha & Delaney 2000). A
+normalised measure (nDCG) divides both runs' outcomes on a topic by the same ideal value, which
+leaves pi_t as it is, so outcomes are compared unnormalised. Over the
 topics the mean of pi_t is reported with a bootstrap interval over topics.
 
 The outcome distribution of a ranking is exact where it is finite: probability mass is
