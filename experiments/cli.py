@@ -184,9 +184,12 @@ def _cmd_compare(args) -> str:
     if args.plots:
         interval = args.interval or ("t" if args.test == "t" else "bca")
         what = f"{args.test} test, {args.correction} correction, {interval} interval"
-        compare_plots.forest(records, os.path.join(args.plots, "forest.png"), what)
-        if power:
-            compare_plots.asl_curves(power, os.path.join(args.plots, "asl.png"), f"{args.test} test")
+        try:
+            compare_plots.forest(records, os.path.join(args.plots, "forest.png"), what)
+            if power:
+                compare_plots.asl_curves(power, os.path.join(args.plots, "asl.png"), f"{args.test} test")
+        except OSError as exc:
+            raise InputError(f"--plots {args.plots}: cannot write there: {exc.strerror or exc}") from None
     if power is not None:
         if args.format == "table":
             return format_table(records, args.alpha, args.baseline) + "\n" + format_power(power)

@@ -207,6 +207,7 @@ def test_compare_command_table_json_and_power(tmp_path, capsys):
     (["--baseline", "org_convdr", "--discriminative-power"], "--baseline"),
     (["-m", "XYZ@3"], "XYZ"),
     (["--per-topic"], "--per-topic"),
+    (["--plots", "/proc/version/x"], "--plots"),
 ])
 def test_compare_bad_input_exits_2_with_one_line(extra, words, capsys):
     code = main(["compare", CAST2021_QRELS, *cast2021_runs()[:2], "-m", "RR", *extra])
