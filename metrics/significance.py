@@ -33,6 +33,7 @@ and ``none``. The effect size is the standardised mean difference mean(d) / sd(d
 from __future__ import annotations
 
 import hashlib
+import warnings
 from typing import Sequence
 
 import numpy as np
@@ -71,13 +72,17 @@ def _chunks(P: int, B: int):
 
 
 def paired_t(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Paired t statistic and two-sided p of each row of d (P, T); as ``scipy.stats.ttest_rel``,
-    except that a pair with no difference at all gets t = 0, p = 1 (scipy: NaN)."""
-    T = d.shape[-1]
+    """Paired t statistic and two-sided p of each row of d (P, T): ``scipy.stats.ttest_rel(x, y)``
+    for d = x - y (scipy's one-sample t-test of d, to the last bit), except that a row with no
+    spread gets t = 0, p = 1 if it is all 0 and t = +-inf, p = 0 otherwise (scipy: NaN)."""
     mean, sd = d.mean(-1), d.std(-1, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(sd > 0, mean / (sd / np.sqrt(T)), np.where(mean == 0, 0.0, np.sign(mean) * np.inf))
-    return t, 2 * stats.t.sf(np.abs(t), T - 1)
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # rows with no spread, handled below
+        res = stats.ttest_1samp(d, 0.0, axis=-1)
+        flat = ~(sd > 0)
+        t = np.where(flat, np.where(mean == 0, 0.0, np.sign(mean) * np.inf), res.statistic)
+    p = np.where(flat, np.where(mean == 0, 1.0, 0.0), res.pvalue)
+    return t, p
 
 
 def wilcoxon(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
