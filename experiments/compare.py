@@ -269,7 +269,8 @@ def report_section(out_dir: str, config, records: list[dict]) -> tuple[str, list
             power += discriminative_power([r for r in every if r["measure"] == measure], c.alpha)
     if not pairs:
         return "Comparing systems needs two or more runs with two or more common topics.\n", []
-    write_atomic(os.path.join(out_dir, "compare.csv"), to_csv(pairs, FIELDS + (USER_FIELDS if rankings is not None else ())))
+    fields = FIELDS + (USER_FIELDS if rankings is not None else ())
+    write_atomic(os.path.join(out_dir, "compare.csv"), to_csv(pairs, fields))
     write_atomic(os.path.join(out_dir, "compare.json"), json.dumps(pairs, indent=1))
     text = (f"{c.test} test, {c.correction} correction, alpha {c.alpha:g}, seed {config.experiment.seed} "
             f"(compare.csv, compare.json)\n\n```\n{format_table(pairs, c.alpha, c.baseline)}```\n")
