@@ -18,7 +18,8 @@ propagated through the model's branches as atoms (state, gain so far), merged wh
 and each stopping atom is one outcome value (rank i: G/i, G or i). Mass below 1e-12 is dropped
 (the exact evaluator's tolerance). Models with a continuous population of users, a time budget
 or a cost aggregation, and comparisons where some ranking's atoms do not settle within the
-limits (MAX_RANK ranks, MAX_ATOMS atoms per ranking on average), are simulated instead (users drawn as by ``rpdi simulate``, with streams keyed by run, topic and measure).
+limits (MAX_RANK ranks, MAX_ATOMS atoms per ranking on average), are simulated instead
+(users drawn as by ``rpdi simulate``, with streams keyed by run, topic and measure).
 
 >>> from rpdi.metrics import rankings_from_grades
 >>> from rpdi.simulate.experience import outcome_distributions
