@@ -11,7 +11,8 @@ the probability that a user of B does better than a user of A, ties counted half
 difference users would notice; a "probability of superiority", Vargha & Delaney 2000). A
 normalised measure (nDCG) divides both runs' outcomes on a topic by the same ideal value, which
 leaves pi_t as it is, so outcomes are compared unnormalised. Over the
-topics the mean of pi_t is reported with a bootstrap interval over topics.
+topics the mean of pi_t is reported with an interval over topics (the comparison's: bootstrap BCa, or
+Student's t with the t-test).
 
 The outcome distribution of a ranking is exact where it is finite: probability mass is
 propagated through the model's branches as atoms (state, gain so far), merged where they agree,
