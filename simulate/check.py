@@ -1,8 +1,25 @@
-"""The three-way agreement check: closed form, exact expectation, simulated users."""
+"""The three-way agreement check and its verdict: closed form, exact expectation, simulated users.
+
+Every comparison of an experiment (or of one ``simulate`` call) enters ONE verdict:
+
+* closed form vs exact, per ranking: equal to a relative 1e-9, or related as the model
+  *declares* (:data:`DECLARED`: TBG's Jensen gap, RBP's horizon); deterministic, so an exact
+  check outside the error budget;
+* simulated vs exact where the model's outcome does not vary: equal (exact check);
+* simulated vs exact, per ranking and per mean over a run's topics (each engine), and the
+  sample's mean square deviation from the exact value vs the model's per-user variance (per run):
+  stochastic, one family at family-wise error rate ``alpha``.
+
+The stochastic family is decided in two stages (see :func:`verdict` and the README, "How the
+verdict decides"): a screen by normal z-tests with Holm's procedure, then, for the screened-out
+cells only, a confirmation on an independent random stream with Bennett's inequality, which
+holds whatever the outcome's skew, and Holm again. Only a confirmed cell is a disagreement.
+"""
 
 from __future__ import annotations
 
-from typing import Iterable
+from dataclasses import dataclass
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -14,10 +31,55 @@ from rpdi.simulate import agents, vector
 from rpdi.simulate.estimators import Moments
 from rpdi.simulate.progress import progress_bar
 from rpdi.simulate.ranking import BLOCK, block_rng, rankings_for, stream
+from rpdi.simulate.stats import bennett_p, holm, p_values
 from rpdi.usermodels import CONVENTIONS, exact, model_for
 
 ENGINES = {"vector": vector.sessions, "agent": agents.sessions}
 ZERO_VARIANCE = 1e-12  # a model's per-user variance below this (relative) counts as zero
+RELATIVE = 1e-9  # closed form vs exact: relative tolerance (plus ABSOLUTE for values near 0)
+ABSOLUTE = 1e-15
+ALPHA = 0.01  # family-wise error rate of the stochastic comparisons
+CONFIRM_USERS = 2  # the confirmation stage simulates this many times the first stage's users
+TRUNCATION = 1e-6  # rate's lower bound: the chance that any user reads past the bound used
+
+
+@dataclass(frozen=True)
+class Declared:
+    """An expected difference between a closed form and its model's exact value: ``relation``
+    says how they relate, ``expected(closed, model, reach_end)`` gives the exact value the
+    model must have (None: only the direction ``exact >= closed`` is checked)."""
+
+    why: str
+    relation: str
+    expected: Callable | None = None
+
+
+def _rbp_horizon(closed, model, end):
+    d = end
+    return 0.0 if d == 0 else closed / (1 - model.p ** d)
+
+
+DECLARED = {
+    "TBG": Declared("Jensen's gap: the model discounts each gain by E[exp(-lambda T_k)] over the random "
+                    "time T_k, the closed form by exp(-lambda E[T_k]), which is never larger",
+                    "exact >= closed form"),
+    "RBP": Declared("horizon truncation: a user still reading at rank D (the model's horizon, or the "
+                    "list's end under convention stop) stops there, so E[N] = (1 - p^D)/(1 - p)",
+                    "exact = closed form / (1 - p^D)", _rbp_horizon),
+}
+
+
+def closed_vs_exact(model, closed: float, exact_value: float, end: int) -> tuple[bool, float | None, str]:
+    """(agrees?, the exact value expected, relation) of one ranking's closed form and exact value;
+    ``end`` is the rank where every user stops at the latest (horizon, or list end under stop)."""
+    declared = DECLARED.get(model.measure.spec.name)
+    relation = "exact = closed form" if declared is None else declared.relation
+    if declared is not None and declared.expected is None:
+        ok = exact_value >= closed - (RELATIVE * abs(closed) + ABSOLUTE)
+        return bool(ok), None, relation
+    expected = closed if declared is None else declared.expected(closed, model, end)
+    ok = abs(exact_value - expected) <= RELATIVE * max(abs(expected), abs(exact_value)) + ABSOLUTE
+    return bool(ok), float(expected), relation
 
 
 def model_stderr(variance: float, value: float, users: int) -> float | None:
@@ -55,10 +117,70 @@ def simulate_ranking(model, ranking, users: int, task: np.random.SeedSequence, e
     return moments
 
 
+def mean_stats(mom: Moments, model, ex, s: int, t: int, ranking) -> dict:
+    """What the verdict needs of one ranking's sample: the estimate, its standard error under
+    the model and z; and for the bounds, the outcome X whose mean the estimate tests:
+    X = G/N (mean_rate), G (total) or (G - R N)/E[N] (rate, R the exact rate: E[X] = 0 exactly,
+    and the estimate's error is mean(X) E[N]/mean(N)), each divided by the ideal value for a
+    normalised model. ``dev`` = mean(X) - E[X], ``var`` = Var(X) under the model, ``up``/``low``
+    how far one user's X can lie above/below E[X], ``msd`` = mean (X - E[X])^2.
+
+    The bounds come from the ranking: a session gains at most max(g_i, 1) at each rank with
+    g_i > 0 (never less than the largest G observed, for plug-in models); for rate, X's lower
+    bound -R m / E[N] holds unless some user reads past rank m, m the first rank with
+    users x P(N > m) <= TRUNCATION (``slack`` carries that chance into the p-value)."""
+    agg = model.aggregation
+    scale = ex.ideal[t] if model.normalised else 1.0
+    value, variance = ex.value[s, t], ex.variance[agg][s, t]
+    n = mom.users
+    est, sample_se = mom.estimate(agg)
+    est = est / scale
+    se = model_stderr(variance, value, n)
+    if se is None:  # the model has no variance formula here: the sample's
+        se = sample_se / scale
+    g = ranking.gains
+    g_max = max(float(np.where(g > 0, np.maximum(g, 1.0), 0.0).sum()), mom.hi["g"])
+    out = {"users": n, "estimate": float(est), "stderr": se, "var": float(variance), "slack": 0.0}
+    if agg == "rate":
+        R, depth = value * scale, ex.values["depth"][s, t]
+        if mom.never or not np.isfinite(depth) or depth == 0:
+            return out | {"dev": None}
+        reach = ex.reach[s, t]
+        beyond = np.flatnonzero(n * reach <= TRUNCATION)  # reach[m] = P(N > m)
+        m = int(beyond[0]) if beyond.size else len(reach)
+        m = max(m, 1)
+        out["slack"] = float(n * reach[m]) if m < len(reach) else 0.0
+        mg, mn = _raw_mean(mom, "g"), _raw_mean(mom, "n")
+        dev = (mg - R * mn) / depth
+        a = mom.shift["g"] - R * mom.shift["n"]
+        s1 = mom.s1["g"] - R * mom.s1["n"]
+        s2 = mom.s2["g"] - 2 * R * mom.gn + R * R * mom.s2["n"]
+        msd = (s2 + 2 * a * s1) / n + a * a
+        up, low = g_max / depth, R * m / depth
+        msd /= depth ** 2
+    else:
+        key = {"mean_rate": "r", "total": "g"}.get(agg)
+        if key is None:
+            return out | {"dev": None}
+        mu = value * scale
+        dev = _raw_mean(mom, key) - mu
+        c = mom.shift[key] - mu
+        msd = mom.s2[key] / n + 2 * c * mom.s1[key] / n + c * c
+        top = g_max if key == "g" else max(min(g_max, max(1.0, float(g.max(initial=0.0)))), mom.hi["r"])
+        up, low = top - mu, mu
+    return out | {"dev": float(dev / scale), "up": float(max(up, 0.0) / scale),
+                  "low": float(max(low, 0.0) / scale), "msd": float(max(msd, 0.0) / scale ** 2)}
+
+
+def _raw_mean(mom: Moments, k: str) -> float:
+    return mom.shift[k] + mom.s1[k] / mom.users
+
+
 def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed: int = 0,
              engine: str = "vector", per_topic: bool = False, convention: str = "unknown",
              topics: str = "qrels", target_stderr: float | None = None,
-             max_users: int = 10_000_000, progress: bool = False) -> list[dict]:
+             max_users: int = 10_000_000, progress: bool = False, alpha: float = ALPHA,
+             with_verdict: bool = False):
     """Closed form, exact expectation and simulation side by side; a list of flat records
     ``{"run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr",
     "z", "users"}``, one per (run, topic) with ``per_topic`` and one per (run, measure) with
@@ -66,59 +188,214 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
     ``users=0`` skips sampling. stderr is the standard error of the estimate under the model
     (see :func:`model_stderr`; rate by the delta method), z = (estimate - exact) / stderr, null
     where stderr is 0: the model's outcome does not vary, and estimate and exact must be equal.
-    Undefined values (R = 0) are null and left out of means."""
+    Undefined values (R = 0) are null and left out of means. With ``with_verdict`` it returns
+    (records, :func:`verdict` of every comparison at family-wise error rate ``alpha``)."""
     if engine not in ENGINES:
         raise InputError(f"engine: expected one of {', '.join(ENGINES)}, not {engine!r}")
     if convention not in CONVENTIONS:
         raise InputError(f"convention: expected one of {', '.join(CONVENTIONS)}, not {convention!r}")
     if users < 0:
         raise InputError(f"users: must be >= 0, not {users}")
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
     models = [model_for(m) for m in measures]
     rankings = build_rankings(load_qrels(qrels), load_runs(runs), topics)
-    return three_way(rankings, models, users=users, seed=seed, engine=engine, per_topic=per_topic,
-                             convention=convention, target_stderr=target_stderr, max_users=max_users,
-                             progress=progress)[0]
+    records, expectations, cells = three_way(
+        rankings, models, users=users, seed=seed, engine=engine, per_topic=per_topic, convention=convention,
+        target_stderr=target_stderr, max_users=max_users, progress=progress)
+    if not with_verdict:
+        return records
+    by_measure = {m.measure.text: (m, ex) for m, ex in zip(models, expectations)}
+
+    def confirm(cell):
+        model, ex = by_measure[cell["measure"]]
+        return confirmation(rankings, model, ex, cell, users=users, seed=seed, convention=convention)
+
+    return records, verdict(cells, alpha, confirm)
 
 
 def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic: bool,
-                      convention: str, target_stderr: float | None, max_users: int,
-                      progress: bool = False) -> tuple[list[dict], list]:
+              convention: str, target_stderr: float | None, max_users: int,
+              progress: bool = False) -> tuple[list[dict], list, list[dict]]:
     """:func:`simulate` on built :class:`metrics.rankings.Rankings` and models; also returns each
-    model's :class:`usermodels.exact.Expectations`."""
+    model's :class:`usermodels.exact.Expectations` and the verdict's cells (:func:`verdict`)."""
     closed = [compute(rankings, [model.measure])[0] if model.measure.spec.compute is not None
               else Score(np.full(rankings.present.shape, np.nan)) for model in models]
-    records, expectations = [], []
+    records, expectations, cells = [], [], []
     sampling = bool(users or target_stderr)
     bar = progress_bar(len(models) * int(rankings.present.sum()), progress and sampling, "ranking")
     for model, cf in zip(models, closed):
         m = model.measure
         ex = exact(model, rankings, convention)
         expectations.append(ex)
-        rows = rankings_for(model, View(rankings, model.k), convention) if sampling else {}
-        ideal = ex.ideal
+        rows = rankings_for(model, View(rankings, model.k), convention)
         for s, run in enumerate(rankings.runs):
-            topic_records = []
+            topic_records, topic_stats = [], []
             for t in np.flatnonzero(rankings.present[s]):
-                est = se = None
-                n = 0
-                if sampling and np.isfinite(ex.value[s, t]):
-                    task = stream(seed, run, str(rankings.topics[t]), m.text)
-                    mom = simulate_ranking(model, rows[s, t], users, task, engine, target_stderr, max_users)
-                    est, sample_se = mom.estimate(model.aggregation)
-                    if model.normalised:
-                        est = est / ideal[t]
-                    n = mom.users
-                    se = model_stderr(ex.variance[model.aggregation][s, t], ex.value[s, t], n)
-                    if se is None:  # the model has no variance formula here: the sample's
-                        se = sample_se / (ideal[t] if model.normalised else 1.0)
+                topic = str(rankings.topics[t])
+                ident = {"run": run, "topic": topic, "measure": m.text}
+                cfv, exv = cf.value[s, t], ex.value[s, t]
+                if np.isfinite(cfv) and np.isfinite(exv):
+                    ok, expected, relation = closed_vs_exact(model, float(cfv), float(exv), _end(rows[s, t]))
+                    cells.append(ident | {"kind": "closed_vs_exact", "closed_form": float(cfv), "exact": float(exv),
+                                          "expected": expected, "relation": relation, "ok": ok})
+                stats = None
+                if sampling and np.isfinite(exv):
+                    mom = simulate_ranking(model, rows[s, t], users, stream(seed, run, topic, m.text), engine,
+                                           target_stderr, max_users)
+                    stats = mean_stats(mom, model, ex, s, t, rows[s, t])
+                    topic_stats.append(stats)
                     bar.update(1)
-                topic_records.append(_record(run, rankings.topics[t], m.text, model.aggregation,
-                                             cf.value[s, t], ex.value[s, t], est, se, n))
+                    if stats["stderr"] == 0:
+                        err = abs(stats["estimate"] - exv)
+                        cells.append(ident | {"kind": "zero_variance", "engine": engine, "estimate": stats["estimate"],
+                                              "exact": float(exv), "ok": bool(err <= np.sqrt(ZERO_VARIANCE * (1 + exv ** 2)))})
+                rec = _record(run, topic, m.text, model.aggregation, cfv, exv,
+                              None if stats is None else stats["estimate"], None if stats is None else stats["stderr"],
+                              0 if stats is None else stats["users"])
+                topic_records.append(rec)
+                if rec["z"] is not None:
+                    cells.append(ident | {"kind": "mean", "engine": engine, "estimate": rec["estimate"],
+                                          "exact": rec["exact"], "z": rec["z"], "users": rec["users"]})
             if per_topic:
                 records += topic_records
-            records.append(_mean_record(run, m.text, model.aggregation, topic_records))
+            mean_rec = _mean_record(run, m.text, model.aggregation, topic_records)
+            records.append(mean_rec)
+            ident = {"run": run, "topic": "all", "measure": m.text, "engine": engine}
+            if mean_rec["z"] is not None and len(topic_records) > 1:
+                cells.append(ident | {"kind": "mean", "estimate": mean_rec["estimate"], "exact": mean_rec["exact"],
+                                      "z": mean_rec["z"], "users": mean_rec["users"]})
+            v = variance_test(topic_stats)
+            if v is not None:
+                cells.append(ident | {"kind": "variance", "sample": v["sample"], "model": v["model"],
+                                      "z": v["d"] / np.sqrt(v["V"]), "users": mean_rec["users"]})
     bar.close()
-    return records, expectations
+    return records, expectations, cells
+
+
+def _end(ranking) -> int:
+    """The rank where every user stops at the latest."""
+    return min(ranking.horizon, ranking.length) if ranking.convention == "stop" else ranking.horizon
+
+
+def variance_test(stats: list[dict]) -> dict | None:
+    """The sample's mean square deviations from the exact values against the model's per-user
+    variances, summed over rankings: d = sum (msd - var). Each user's Y = (X - E X)^2 has mean
+    var and lies in [0, B^2] (B = max(up, low)), so Var(Y) <= E[Y^2] <= B^2 var: the bound on
+    d's variance needs no fourth moment. Returns d, that variance bound V and Bennett's ranges,
+    or None when no ranking both varies and has bounds."""
+    rows = [x for x in stats if x.get("dev") is not None and x["var"] > 0 and x["stderr"]]
+    if not rows:
+        return None
+    b2 = [max(x["up"], x["low"]) ** 2 for x in rows]
+    return {"d": sum(x["msd"] - x["var"] for x in rows),
+            "V": sum(b * x["var"] / x["users"] for b, x in zip(b2, rows)),
+            "up": max(b / x["users"] for b, x in zip(b2, rows)),
+            "low": max(x["var"] / x["users"] for x in rows),
+            "slack": sum(x["slack"] for x in rows),
+            "sample": float(np.mean([x["msd"] for x in rows])), "model": float(np.mean([x["var"] for x in rows]))}
+
+
+def mean_test(stats: list[dict]) -> dict | None:
+    """The mean over rankings of the outcomes' deviations, d = (1/T) sum dev_t, with its variance
+    V = sum var_t / (n_t T^2) and Bennett's ranges (a single ranking: T = 1)."""
+    rows = [x for x in stats if x.get("dev") is not None]
+    if not rows or len(rows) < len(stats):
+        return None
+    T = len(rows)
+    return {"d": sum(x["dev"] for x in rows) / T, "V": sum(x["var"] / x["users"] for x in rows) / T ** 2,
+            "up": max(x["up"] / x["users"] for x in rows) / T, "low": max(x["low"] / x["users"] for x in rows) / T,
+            "slack": sum(x["slack"] for x in rows)}
+
+
+def confirmation(rankings, model, ex, cell: dict, *, users: int, seed: int, convention: str) -> float:
+    """The confirmation p-value of a flagged cell: its rankings simulated again on an
+    independent stream (the key ``confirm`` before run, topic, measure) with CONFIRM_USERS x
+    ``users`` users, tested with Bennett's bound (:func:`rpdi.simulate.stats.bennett_p`)."""
+    s = rankings.runs.index(cell["run"])
+    present = np.flatnonzero(rankings.present[s])
+    if cell["topic"] != "all":
+        present = [t for t in present if str(rankings.topics[t]) == cell["topic"]]
+    rows = rankings_for(model, View(rankings, model.k), convention)
+    stats = []
+    for t in present:
+        if not np.isfinite(ex.value[s, t]):
+            continue
+        task = stream(seed, "confirm", cell["run"], str(rankings.topics[t]), model.measure.text)
+        mom = simulate_ranking(model, rows[s, t], CONFIRM_USERS * users, task, cell["engine"])
+        stats.append(mean_stats(mom, model, ex, s, t, rows[s, t]))
+    test = variance_test(stats) if cell["kind"] == "variance" else mean_test(stats)
+    if test is None:
+        return 1.0
+    return bennett_p(test["d"], test["V"], test["up"], test["low"], test["slack"])
+
+
+def verdict(cells: list[dict], alpha: float, confirm: Callable[[dict], float]) -> dict:
+    """ONE verdict over every comparison. Deterministic cells (closed form vs exact, zero-variance
+    simulations) must hold exactly. The stochastic cells (per ranking and per mean over topics,
+    each engine, and the variance checks) form one family at family-wise error rate ``alpha``:
+
+    1. screen: two-sided normal p-values of their z-scores, Holm at ``alpha``;
+    2. confirm: each screened-out cell is simulated again on an independent stream
+       (``confirm(cell)`` returns a Bennett p-value, valid for any skew), Holm at ``alpha``
+       over the screened-out cells.
+
+    A false alarm needs stage 2 to reject a true hypothesis; given the screened set (a function
+    of stage 1's stream only) Holm on independent valid p-values rejects one with probability at
+    most alpha, so the family-wise error rate is at most alpha whatever stage 1's accuracy.
+    Returns ``{"status": 0 agree | 1 disagree, "alpha", "counts", "failures", "marginal"}``;
+    each failure is a cell with its numbers, each marginal cell (screened out, not confirmed)
+    says what would settle it."""
+    failures = [c for c in cells if c["kind"] in ("closed_vs_exact", "zero_variance") and not c["ok"]]
+    stochastic = [c for c in cells if c["kind"] in ("mean", "variance")]
+    flagged = []
+    if stochastic:
+        p1 = p_values([c["z"] for c in stochastic])
+        flagged = [c | {"p_screen": float(p)} for c, p, r in zip(stochastic, p1, holm(p1, alpha)) if r]
+    marginal = []
+    if flagged:
+        p2 = np.array([confirm(c) for c in flagged])
+        for c, p, r in zip(flagged, p2, holm(p2, alpha)):
+            c["p_confirm"] = float(p)
+            (failures if r else marginal).append(c)
+    counts = {kind: sum(c["kind"] == kind for c in cells)
+              for kind in ("closed_vs_exact", "zero_variance", "mean", "variance")}
+    counts["screened"] = len(flagged)
+    return {"status": 1 if failures else 0, "alpha": alpha, "counts": counts,
+            "failures": failures, "marginal": marginal}
+
+
+def describe(v: dict) -> list[str]:
+    """The verdict as lines for a terminal: the decision, then each failing and marginal cell."""
+    c = v["counts"]
+    lines = [f"verdict: {'AGREE' if v['status'] == 0 else 'DISAGREE'} (exit {v['status']}): "
+             f"{c['closed_vs_exact']} closed-vs-exact and {c['zero_variance']} zero-variance exact checks; "
+             f"{c['mean']} mean and {c['variance']} variance tests in one family at family-wise error rate "
+             f"alpha = {v['alpha']:g} ({c['screened']} screened out by Holm on z, each re-tested on an "
+             f"independent stream with Bennett's bound)"]
+    for x in v["failures"]:
+        lines.append("  FAIL " + _cell_text(x))
+    for x in v["marginal"]:
+        lines.append("  marginal " + _cell_text(x) + "; not confirmed on an independent stream: more users "
+                     "(or another seed) would settle it")
+    return lines
+
+
+def _cell_text(x: dict) -> str:
+    where = f"run {x['run']}, topic {x['topic']}, {x['measure']}"
+    if x["kind"] == "closed_vs_exact":
+        want = f"expected {x['expected']:.12g}" if x["expected"] is not None else "expected exact >= closed form"
+        return (f"{where}: closed form vs exact ({x['relation']}): closed form {x['closed_form']:.12g}, "
+                f"exact {x['exact']:.12g}, {want}")
+    if x["kind"] == "zero_variance":
+        return (f"{where}, {x['engine']} engine: simulated vs exact where the outcome does not vary: "
+                f"estimate {x['estimate']:.12g}, exact {x['exact']:.12g}")
+    p = f"screen p {x['p_screen']:.2g}" + (f", confirmation p {x['p_confirm']:.2g}" if "p_confirm" in x else "")
+    if x["kind"] == "variance":
+        return (f"{where}, {x['engine']} engine: sample variance vs model variance: mean square deviation "
+                f"{x['sample']:.6g}, model {x['model']:.6g}, z {x['z']:.2f}, {p}")
+    return (f"{where}, {x['engine']} engine: simulated vs exact: estimate {x['estimate']:.6g}, exact "
+            f"{x['exact']:.6g}, z {x['z']:.2f}, {x['users']} users, {p}")
 
 
 def _num(x):
