@@ -58,6 +58,8 @@ def _simulate_parser(sub, common) -> None:
     p.add_argument("--engine", choices=["vector", "agent"], default="vector")
     p.add_argument("--convention", choices=["unknown", "nonrelevant", "stop"], default="unknown",
                    help="what a user meets beyond the ranking (default: unknown, valued as non-relevant)")
+    p.add_argument("--alpha", type=float, default=0.01,
+                   help="family-wise error rate of the verdict (exit 0 agree, 1 disagree, 2 bad input)")
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
     p.set_defaults(handler=_cmd_simulate)
 
@@ -150,13 +152,22 @@ def _cmd_eval(args) -> str:
 
 
 def _cmd_simulate(args) -> str:
-    from rpdi.simulate import simulate
+    from rpdi.experiments.report import Summary
+    from rpdi.simulate.check import describe, simulate
 
-    records = simulate(args.qrels, args.runs, args.measures, users=args.users, seed=args.seed,
-                       engine=args.engine, per_topic=args.per_topic, convention=args.convention,
-                       topics=args.topics, target_stderr=args.target_stderr, max_users=args.max_users,
-                       progress=True)
-    return _format_records(records, args.format, SIMULATE_FIELDS)
+    records, verdict = simulate(args.qrels, args.runs, args.measures, users=args.users, seed=args.seed,
+                                engine=args.engine, per_topic=args.per_topic, convention=args.convention,
+                                topics=args.topics, target_stderr=args.target_stderr,
+                                max_users=args.max_users, progress=True, alpha=args.alpha, with_verdict=True)
+    text = _format_records(records, args.format, SIMULATE_FIELDS)
+    lines = "\n".join(describe(verdict)) + "\n"
+    if args.format == "table":
+        text += "\n" + lines
+    else:  # keep stdout machine-readable
+        sys.stderr.write(lines)
+    text = Summary(text)
+    text.verdict, text.status = verdict, verdict["status"]
+    return text
 
 
 def _cmd_compare(args) -> str:
@@ -336,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rpdi {args.command}: internal error: {type(exc).__name__}: {reason}", file=sys.stderr)
         return 1
     sys.stdout.write(text)
-    return 0
+    return getattr(text, "status", 0)  # rpdi run and rpdi simulate: 1 on an undeclared disagreement
 
 
 if __name__ == "__main__":

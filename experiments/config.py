@@ -30,6 +30,7 @@ class Experiment(_Strict):
     max_users: int = Field(10_000_000, ge=1)
     convention: Literal["unknown", "nonrelevant", "stop"] = "unknown"
     topics: Literal["qrels", "intersection"] = "qrels"
+    alpha: float = Field(0.01, gt=0, lt=1, description="family-wise error rate of the three-way verdict")
 
 
 class Synthetic(_Strict):
@@ -94,10 +95,19 @@ class Compare(_Strict):
                                                       "simulated users where not exact (0: exact only)")
 
 
+class AgentCheck(_Strict):
+    """Measures also simulated by the agent engine (on the first ``runs`` runs), in the verdict."""
+
+    measures: list[str] = Field(min_length=1)
+    users: int = Field(1000, ge=1)
+    runs: int = Field(1, ge=1)
+
+
 class Config(_Strict):
     experiment: Experiment
     data: Data
     measures: list[MeasureGrid] = Field(min_length=1)
+    agent_check: AgentCheck | None = None
     output: Output = Output()
     analysis: Analysis = Analysis()
     compare: Compare | None = None
@@ -153,6 +163,10 @@ def expand_measures(config: Config, path: str = "config") -> list[str]:
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise InputError(f"{path}: measures: {dup!r} is listed twice")
+    agent = config.agent_check
+    for i, name in enumerate(agent.measures if agent is not None else []):
+        if name not in names:
+            raise InputError(f"{path}: agent_check.measures.{i}: {name!r} is not one of the measures")
     return names
 
 

@@ -18,28 +18,22 @@ import numpy as np
 from rpdi.experiments import plots
 from rpdi.experiments.formats import SIMULATE_FIELDS, align, to_csv
 from rpdi.experiments.store import write_atomic
-from rpdi.simulate.check import ZERO_VARIANCE
-from rpdi.simulate.stats import holm, p_values
+from rpdi.simulate.check import describe
 
 
-def agreement_verdicts(records: list[dict], alpha: float = 0.01) -> list[dict]:
-    """Per measure: z-tests made, largest |z|, Holm rejections, exact mismatches where the
-    variance is zero, and the largest |closed form - exact|."""
+def agreement_table(records: list[dict], cells: list[dict], verdict: dict) -> list[dict]:
+    """Per measure (all engines): z-tests made, largest |z|, cells the verdict counts as failures,
+    zero-variance checks and their mismatches, and the largest |closed form - exact|."""
     out = []
     for measure in dict.fromkeys(r["measure"] for r in records):
-        rows = [r for r in records if r["measure"] == measure and r["topic"] != "all"]
-        z = np.array([r["z"] for r in rows if r["z"] is not None])
-        zero = [r for r in rows if r["stderr"] == 0 and r["estimate"] is not None]
-        # simulate keeps stderr 0 only where the model's per-user variance is below ZERO_VARIANCE
-        # (relative); a rare event the sample missed then moves the mean by at most its sqrt
-        mismatch = sum(abs(r["estimate"] - r["exact"]) > np.sqrt(ZERO_VARIANCE * (1 + r["exact"] ** 2))
-                       for r in zero)
-        gaps = [abs(r["closed_form"] - r["exact"]) for r in rows
-                if r["closed_form"] is not None and r["exact"] is not None]
+        mine = [c for c in cells if c["measure"] == measure]
+        z = np.array([c["z"] for c in mine if c["kind"] in ("mean", "variance")])
+        zero = [c for c in mine if c["kind"] == "zero_variance"]
+        gaps = [abs(c["closed_form"] - c["exact"]) for c in mine if c["kind"] == "closed_vs_exact"]
         out.append({"measure": measure, "tests": int(z.size),
                     "max_abs_z": float(np.abs(z).max()) if z.size else None,
-                    "holm_rejections": int(holm(p_values(z), alpha).sum()) if z.size else 0,
-                    "zero_variance": len(zero), "zero_variance_mismatches": int(mismatch),
+                    "failures": sum(c["measure"] == measure for c in verdict["failures"]),
+                    "zero_variance": len(zero), "zero_variance_mismatches": sum(not c["ok"] for c in zero),
                     "max_closed_vs_exact": float(max(gaps)) if gaps else None})
     return out
 
@@ -203,29 +197,46 @@ def _residual_depths(config, measures, depths) -> tuple[str, list[tuple]]:
     return text, [(plots.residual_depth, (list(depths), curves, "residual_depth.png"))]
 
 
+class Summary(str):
+    """The terminal summary of an experiment, carrying its verdict (``status``: the exit status)."""
+
+    verdict: dict
+    status: int
+
+
 def write_report(out_dir: str, config, config_path: str, measures: list[str], results: list[dict],
-                 manifest: dict) -> str:
-    """Write every output file; return the summary for the terminal."""
-    records = [r for res in results for r in res["records"]]
+                 manifest: dict, verdict: dict) -> Summary:
+    """Write every output file; return the summary for the terminal. The main engine's records
+    go to results.csv/json, the agent engine's check (``agent_check``) to agent_check.csv, the
+    verdict to verdict.json."""
+    main = [res for res in results if res.get("role", "main") == "main"]
+    records = [r for res in main for r in res["records"]]
+    agent_records = [r for res in results if res not in main for r in res["records"]]
     write_atomic(os.path.join(out_dir, "results.csv"), to_csv(records, SIMULATE_FIELDS))
     write_atomic(os.path.join(out_dir, "results.json"), json.dumps(records, indent=1))
+    if agent_records:
+        write_atomic(os.path.join(out_dir, "agent_check.csv"), to_csv(agent_records, SIMULATE_FIELDS))
+    write_atomic(os.path.join(out_dir, "verdict.json"), json.dumps(verdict, indent=1))
     write_atomic(os.path.join(out_dir, "config.resolved.json"),
                  json.dumps({"source": os.path.abspath(config_path), "measures": measures,
                              **config.model_dump()}, indent=1))
-    verdicts = agreement_verdicts(records)
+    cells = [c for res in results for c in res.get("cells", [])]
+    table = agreement_table(records + agent_records, cells, verdict)
     summary_rows = [[r["run"], r["measure"], r["aggregation"], r["closed_form"], r["exact"], r["estimate"],
                      r["stderr"], r["z"]] for r in records if r["topic"] == "all"]
     header = ["run", "measure", "aggregation", "closed form", "exact", "estimate", "stderr", "z"]
-    verdict_rows = [[v["measure"], v["tests"], v["max_abs_z"], v["holm_rejections"], v["zero_variance"],
-                     v["zero_variance_mismatches"], v["max_closed_vs_exact"]] for v in verdicts]
-    verdict_header = ["measure", "z-tests", "max abs z", "Holm rejections (0.01)", "zero-variance",
+    verdict_rows = [[v["measure"], v["tests"], v["max_abs_z"], v["failures"], v["zero_variance"],
+                     v["zero_variance_mismatches"], v["max_closed_vs_exact"]] for v in table]
+    verdict_header = ["measure", "z-tests", "max abs z", "failing cells", "zero-variance",
                       "mismatches", "max abs(closed - exact)"]
+    lines = describe(verdict)
     md = [f"# {config.experiment.name}\n",
           f"seed {config.experiment.seed}, {config.experiment.users} users per (run, topic, measure), "
           f"engine {config.experiment.engine}, convention {config.experiment.convention}\n",
+          "## Verdict\n", "\n".join(lines) + "\n",
           "## Means over topics\n", _md_table(header, summary_rows),
           "## Agreement\n", _md_table(verdict_header, verdict_rows)]
-    extra = _parameter_curves(config, records, results)
+    extra = _parameter_curves(config, records, main)
     analysis = config.analysis
     if analysis.agreement:
         md += ["## System orderings\n", _system_agreement(records)]
@@ -246,11 +257,13 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
     write_atomic(os.path.join(out_dir, "summary.md"), "\n".join(md))
     if config.output.plots:
         extra = [(fn, args[:-1] + (os.path.join(out_dir, "plots", args[-1]),)) for fn, args in extra]
-        written = plots.all_plots(out_dir, records, results, extra) + (compared[1] if compared else [])
+        written = plots.all_plots(out_dir, records, main, extra) + (compared[1] if compared else [])
         manifest["plots"] = [os.path.relpath(p, out_dir) for p in written]
     manifest["versions"] = _versions()
     write_atomic(os.path.join(out_dir, "manifest.json"), json.dumps(manifest, indent=1))
-    return _terminal(header, summary_rows, verdicts, out_dir)
+    text = Summary(_terminal(header, summary_rows, lines, out_dir))
+    text.verdict, text.status = verdict, verdict["status"]
+    return text
 
 
 def _versions() -> dict:
@@ -265,12 +278,7 @@ def _versions() -> dict:
     return versions
 
 
-def _terminal(header, rows, verdicts, out_dir) -> str:
+def _terminal(header, rows, verdict_lines, out_dir) -> str:
     lines = align([header] + [[_num(c) for c in row] for row in rows]).splitlines()
-    bad = [v["measure"] for v in verdicts if v["holm_rejections"] or v["zero_variance_mismatches"]]
-    tests = sum(v["tests"] for v in verdicts)
-    lines.append("")
-    lines.append(f"agreement: {tests} z-tests, " + (f"DISAGREEMENT for {', '.join(bad)}" if bad else
-                                                     "no Holm rejection at 0.01, zero-variance cases exact"))
-    lines.append(f"results in {out_dir}")
+    lines += [""] + verdict_lines + [f"results in {out_dir}"]
     return "\n".join(lines) + "\n"

@@ -8,8 +8,9 @@ from importlib import resources
 
 from rpdi.experiments.config import expand_measures, load_config
 from rpdi.experiments.report import write_report
-from rpdi.experiments.runner import execute, plan
+from rpdi.experiments.runner import confirm_cell, execute, plan
 from rpdi.metrics.trec import InputError
+from rpdi.simulate import check
 
 SHIPPED = ("validate_core", "rbp_paper", "metric_agreement", "template")
 
@@ -27,7 +28,9 @@ def run_experiment(config: str = "validate_core", out: str | None = None, worker
                    scheduler: str | None = None, fresh: bool = False, progress: bool = False) -> str:
     """Run an experiment config end to end; returns the terminal summary.
 
-    Everything is validated (config, data, measures) before anything is written.
+    Everything is validated (config, data, measures) before anything is written. The summary
+    (a str) carries the three-way verdict: ``.verdict`` and ``.status`` (0 agree, 1 an
+    undeclared disagreement), see :func:`rpdi.simulate.check.verdict`.
     """
     if workers < 1:
         raise InputError(f"--workers: must be >= 1, not {workers}")
@@ -42,4 +45,7 @@ def run_experiment(config: str = "validate_core", out: str | None = None, worker
     manifest = {"experiment": cfg.experiment.name, "seed": cfg.experiment.seed, "tasks": len(tasks),
                 "workers": workers, "scheduler": scheduler, "seconds": time.perf_counter() - started,
                 "task_seconds": {f"{r['measure']} | {r['run']}": r["seconds"] for r in results}}
-    return write_report(out, cfg, path, measures, results, manifest)
+    by_id = {t["id"]: t for t in tasks}
+    cells = [c | {"task": res["id"]} for res in results for c in res.get("cells", [])]
+    verdict = check.verdict(cells, cfg.experiment.alpha, lambda c: confirm_cell(by_id[c["task"]], c))
+    return write_report(out, cfg, path, measures, results, manifest, verdict)

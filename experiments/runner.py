@@ -49,7 +49,8 @@ def load_data(source: dict):
 
 
 def plan(config: Config) -> list[dict]:
-    """The tasks of a config, one per (measure, run), in a fixed order."""
+    """The tasks of a config, one per (measure, run), in a fixed order; then, with
+    ``agent_check``, one per (measure, run) of its subset on the agent engine."""
     source = data_source(config)
     if "synthetic" in source:
         runs = [r.name for r in load_data(source)[1]]
@@ -60,13 +61,19 @@ def plan(config: Config) -> list[dict]:
             raise InputError(f"data.runs: two run files are named {dup!r}")
         load_data(source)  # a malformed qrels or run file is reported before anything is written
     settings = config.experiment.model_dump(exclude={"name"})
+    pairs = [("main", measure, run, settings) for measure in expand_measures(config) for run in runs]
+    agent = config.agent_check
+    if agent is not None:  # the agent engine on a subset, for the verdict
+        on_agents = settings | {"engine": "agent", "users": agent.users, "target_stderr": None}
+        pairs += [("agent_check", measure, run, on_agents) for measure in agent.measures for run in runs[:agent.runs]]
     tasks = []
-    for measure in expand_measures(config):
-        for run in runs:
-            spec = {"data": source, "settings": settings, "measure": measure, "run": run}
-            key = json.dumps(spec, sort_keys=True).encode()
-            spec["id"] = hashlib.sha256(key).hexdigest()[:20]
-            tasks.append(spec)
+    for role, measure, run, task_settings in pairs:
+        spec = {"data": source, "settings": task_settings, "measure": measure, "run": run}
+        if role != "main":
+            spec["role"] = role
+        key = json.dumps(spec, sort_keys=True).encode()
+        spec["id"] = hashlib.sha256(key).hexdigest()[:20]
+        tasks.append(spec)
     return tasks
 
 
@@ -81,14 +88,17 @@ def run_task(spec: dict) -> dict:
     run = next(r for r in runs if r.name == spec["run"])
     s = spec["settings"]
     rankings = build_rankings(qrels, [run], s["topics"])
-    records, (ex,) = three_way(
+    records, (ex,), cells = three_way(
         rankings, [model_for(spec["measure"])], users=s["users"], seed=s["seed"], engine=s["engine"],
         per_topic=True, convention=s["convention"], target_stderr=s["target_stderr"], max_users=s["max_users"])
+    for r in records:
+        r["engine"] = s["engine"]
     present = rankings.present[0]
     stop = ex.stop[0][present].mean(axis=0)[:100] if present.any() else np.zeros(0)
     residual = {str(t): (None if not np.isfinite(r) else float(r))
                 for t, r in zip(rankings.topics[present], ex.residual[0][present])}
-    return {"id": spec["id"], "measure": spec["measure"], "run": spec["run"], "records": records,
+    return {"id": spec["id"], "measure": spec["measure"], "run": spec["run"], "engine": s["engine"],
+            "role": spec.get("role", "main"), "records": records, "cells": cells,
             "stop": stop.tolist(), "residual": residual, "seconds": time.perf_counter() - started}
 
 
@@ -126,6 +136,22 @@ def execute(tasks: list[dict], out_dir: str, workers: int = 1, scheduler: str | 
         with open(path(t["id"])) as fh:
             results.append(json.load(fh))
     return results
+
+
+def confirm_cell(spec: dict, cell: dict) -> float:
+    """The verdict's confirmation of a flagged cell of the task ``spec`` (see
+    :func:`rpdi.simulate.check.confirmation`): its rankings simulated again on an independent
+    stream."""
+    from rpdi.metrics.rankings import build_rankings
+    from rpdi.simulate.check import confirmation
+    from rpdi.usermodels import exact, model_for
+
+    qrels, runs = load_data(spec["data"])
+    s = spec["settings"]
+    rankings = build_rankings(qrels, [r for r in runs if r.name == spec["run"]], s["topics"])
+    model = model_for(spec["measure"])
+    return confirmation(rankings, model, exact(model, rankings, s["convention"]), cell, seed=s["seed"],
+                        convention=s["convention"])
 
 
 def _on_dask(pending: list[dict], scheduler: str, keep) -> None:

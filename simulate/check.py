@@ -209,7 +209,7 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
 
     def confirm(cell):
         model, ex = by_measure[cell["measure"]]
-        return confirmation(rankings, model, ex, cell, users=users, seed=seed, convention=convention)
+        return confirmation(rankings, model, ex, cell, seed=seed, convention=convention)
 
     return records, verdict(cells, alpha, confirm)
 
@@ -308,21 +308,23 @@ def mean_test(stats: list[dict]) -> dict | None:
             "slack": sum(x["slack"] for x in rows)}
 
 
-def confirmation(rankings, model, ex, cell: dict, *, users: int, seed: int, convention: str) -> float:
+def confirmation(rankings, model, ex, cell: dict, *, seed: int, convention: str) -> float:
     """The confirmation p-value of a flagged cell: its rankings simulated again on an
-    independent stream (the key ``confirm`` before run, topic, measure) with CONFIRM_USERS x
-    ``users`` users, tested with Bennett's bound (:func:`rpdi.simulate.stats.bennett_p`)."""
+    independent stream (the key ``confirm`` before run, topic, measure) with CONFIRM_USERS
+    times the users per ranking of the first stage, tested with Bennett's bound
+    (:func:`rpdi.simulate.stats.bennett_p`)."""
     s = rankings.runs.index(cell["run"])
     present = np.flatnonzero(rankings.present[s])
     if cell["topic"] != "all":
         present = [t for t in present if str(rankings.topics[t]) == cell["topic"]]
+    users = CONFIRM_USERS * max(1, round(cell["users"] / len(present)))
     rows = rankings_for(model, View(rankings, model.k), convention)
     stats = []
     for t in present:
         if not np.isfinite(ex.value[s, t]):
             continue
         task = stream(seed, "confirm", cell["run"], str(rankings.topics[t]), model.measure.text)
-        mom = simulate_ranking(model, rows[s, t], CONFIRM_USERS * users, task, cell["engine"])
+        mom = simulate_ranking(model, rows[s, t], users, task, cell["engine"])
         stats.append(mean_stats(mom, model, ex, s, t, rows[s, t]))
     test = variance_test(stats) if cell["kind"] == "variance" else mean_test(stats)
     if test is None:
