@@ -80,7 +80,7 @@ def plan(config: Config) -> list[dict]:
 def run_task(spec: dict) -> dict:
     """Compute one task: per-topic records, the mean stopping distribution and the residuals."""
     from rpdi.metrics.rankings import build_rankings
-    from rpdi.simulate.check import three_way
+    from rpdi.simulate.check import reading_cells, three_way
     from rpdi.usermodels import model_for
 
     started = time.perf_counter()
@@ -93,6 +93,8 @@ def run_task(spec: dict) -> dict:
         per_topic=True, convention=s["convention"], target_stderr=s["target_stderr"], max_users=s["max_users"])
     for r in records:
         r["engine"] = s["engine"]
+    if spec.get("role", "main") == "main":
+        cells += reading_cells(qrels, [run], rankings)
     present = rankings.present[0]
     stop = ex.stop[0][present].mean(axis=0)[:100] if present.any() else np.zeros(0)
     residual = {str(t): (None if not np.isfinite(r) else float(r))

@@ -199,10 +199,12 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
     if not 0 < alpha < 1:
         raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
     models = [model_for(m) for m in measures]
-    rankings = build_rankings(load_qrels(qrels), load_runs(runs), topics)
+    qrels, runs = load_qrels(qrels), load_runs(runs)
+    rankings = build_rankings(qrels, runs, topics)
     records, expectations, cells = three_way(
         rankings, models, users=users, seed=seed, engine=engine, per_topic=per_topic, convention=convention,
         target_stderr=target_stderr, max_users=max_users, progress=progress)
+    cells += reading_cells(qrels, runs, rankings)
     if not with_verdict:
         return records
     by_measure = {m.measure.text: (m, ex) for m, ex in zip(models, expectations)}
@@ -273,6 +275,38 @@ def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic
     return records, expectations, cells
 
 
+def reading_cells(qrels, runs, rankings) -> list[dict]:
+    """One exact check per run that its rankings are trec_eval's order: each topic's documents
+    sorted again by a plain sort on (score, docno), both descending (docno in byte order), and
+    their grades (0 unjudged) compared with the built rankings'. Independent of the vectorised
+    reader, it is the only check that sees a reading bug both the closed forms and the models
+    inherit (a reversed tie-break). Topics whose run lists a document twice, or whose qrels
+    judge a document twice, are left out (their reading is a convention, not a rule)."""
+    judged, twice = {}, set()
+    for t, d, g in zip(qrels.topic.tolist(), qrels.docno.tolist(), qrels.grade.tolist()):
+        if (t, d) in judged:
+            twice.add(t)
+        judged[(t, d)] = max(g, 0.0)
+    topic_index = {str(t): i for i, t in enumerate(rankings.topics)}
+    cells = []
+    for s, run in enumerate(runs):
+        lines: dict[str, list] = {}
+        for t, d, x in zip(run.topic.tolist(), run.docno.tolist(), run.score.tolist()):
+            lines.setdefault(t, []).append((x, d))
+        wrong = []
+        for t, docs in lines.items():
+            i = topic_index.get(t)
+            if i is None or t in twice or len({d for _, d in docs}) < len(docs):
+                continue
+            want = [judged.get((t, d), 0.0) for _, d in sorted(docs, reverse=True)]
+            have = rankings.grade[s, i, :rankings.length[s, i]].tolist()
+            if have != want:
+                wrong.append(t)
+        cells.append({"kind": "reading", "run": run.name, "topic": wrong[0] if wrong else "all", "measure": "-",
+                      "ok": not wrong, "wrong_topics": len(wrong)})
+    return cells
+
+
 def _end(ranking) -> int:
     """The rank where every user stops at the latest."""
     return min(ranking.horizon, ranking.length) if ranking.convention == "stop" else ranking.horizon
@@ -310,7 +344,7 @@ def mean_test(stats: list[dict]) -> dict | None:
 
 def confirmation(rankings, model, ex, cell: dict, *, seed: int, convention: str) -> float:
     """The confirmation p-value of a flagged cell: its rankings simulated again on an
-    independent stream (the key ``confirm`` before run, topic, measure) with CONFIRM_USERS
+    independent stream (run, topic, measure and the key ``confirm``) with CONFIRM_USERS
     times the users per ranking of the first stage, tested with Bennett's bound
     (:func:`rpdi.simulate.stats.bennett_p`)."""
     s = rankings.runs.index(cell["run"])
@@ -323,13 +357,16 @@ def confirmation(rankings, model, ex, cell: dict, *, seed: int, convention: str)
     for t in present:
         if not np.isfinite(ex.value[s, t]):
             continue
-        task = stream(seed, "confirm", cell["run"], str(rankings.topics[t]), model.measure.text)
+        task = stream(seed, cell["run"], str(rankings.topics[t]), model.measure.text, "confirm")
         mom = simulate_ranking(model, rows[s, t], users, task, cell["engine"])
         stats.append(mean_stats(mom, model, ex, s, t, rows[s, t]))
     test = variance_test(stats) if cell["kind"] == "variance" else mean_test(stats)
     if test is None:
         return 1.0
     return bennett_p(test["d"], test["V"], test["up"], test["low"], test["slack"])
+
+
+EXACT_CHECKS = ("reading", "closed_vs_exact", "zero_variance")
 
 
 def verdict(cells: list[dict], alpha: float, confirm: Callable[[dict], float]) -> dict:
@@ -348,7 +385,7 @@ def verdict(cells: list[dict], alpha: float, confirm: Callable[[dict], float]) -
     Returns ``{"status": 0 agree | 1 disagree, "alpha", "counts", "failures", "marginal"}``;
     each failure is a cell with its numbers, each marginal cell (screened out, not confirmed)
     says what would settle it."""
-    failures = [c for c in cells if c["kind"] in ("closed_vs_exact", "zero_variance") and not c["ok"]]
+    failures = [c for c in cells if c["kind"] in EXACT_CHECKS and not c["ok"]]
     stochastic = [c for c in cells if c["kind"] in ("mean", "variance")]
     flagged = []
     if stochastic:
@@ -360,8 +397,7 @@ def verdict(cells: list[dict], alpha: float, confirm: Callable[[dict], float]) -
         for c, p, r in zip(flagged, p2, holm(p2, alpha)):
             c["p_confirm"] = float(p)
             (failures if r else marginal).append(c)
-    counts = {kind: sum(c["kind"] == kind for c in cells)
-              for kind in ("closed_vs_exact", "zero_variance", "mean", "variance")}
+    counts = {kind: sum(c["kind"] == kind for c in cells) for kind in EXACT_CHECKS + ("mean", "variance")}
     counts["screened"] = len(flagged)
     return {"status": 1 if failures else 0, "alpha": alpha, "counts": counts,
             "failures": failures, "marginal": marginal}
@@ -371,7 +407,8 @@ def describe(v: dict) -> list[str]:
     """The verdict as lines for a terminal: the decision, then each failing and marginal cell."""
     c = v["counts"]
     lines = [f"verdict: {'AGREE' if v['status'] == 0 else 'DISAGREE'} (exit {v['status']}): "
-             f"{c['closed_vs_exact']} closed-vs-exact and {c['zero_variance']} zero-variance exact checks; "
+             f"{c['reading']} ranking-order, {c['closed_vs_exact']} closed-vs-exact and {c['zero_variance']} "
+             f"zero-variance exact checks; "
              f"{c['mean']} mean and {c['variance']} variance tests in one family at family-wise error rate "
              f"alpha = {v['alpha']:g} ({c['screened']} screened out by Holm on z, each re-tested on an "
              f"independent stream with Bennett's bound)"]
@@ -385,6 +422,9 @@ def describe(v: dict) -> list[str]:
 
 def _cell_text(x: dict) -> str:
     where = f"run {x['run']}, topic {x['topic']}, {x['measure']}"
+    if x["kind"] == "reading":
+        return (f"run {x['run']}, topic {x['topic']}: ranking order differs from a plain sort by (score, docno) "
+                f"descending on {x['wrong_topics']} topics")
     if x["kind"] == "closed_vs_exact":
         want = f"expected {x['expected']:.12g}" if x["expected"] is not None else "expected exact >= closed form"
         return (f"{where}: closed form vs exact ({x['relation']}): closed form {x['closed_form']:.12g}, "

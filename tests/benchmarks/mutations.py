@@ -1,0 +1,134 @@
+"""Power of the three-way verdict: plant one bug at a time in a copy of rpdi, run the default job.
+
+Each mutation is a textual edit of one source file (asserted to match exactly once) in a
+temporary copy of the package; the copy is put first on PYTHONPATH (it shadows the editable
+install) and ``rpdi run validate_core`` runs on it. A mutation is *caught* when the run exits
+with status 1 (an undeclared disagreement); 0 means it slipped through, anything else (a crash)
+is reported as such. The unmutated copy must exit 0 first.
+
+    python tests/benchmarks/mutations.py            # every mutation, the default job as shipped
+    python tests/benchmarks/mutations.py --quick    # fewer users (1000, agents 200): a smoke run
+    python tests/benchmarks/mutations.py --only rbp-continuation --only agent-skips-first
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# name -> (file, [(old, new), ...]); every old text must occur exactly once in the file
+MUTATIONS = {
+    "rbp-continuation-0.99p": ("usermodels/rbp.py", [
+        ("return geometric(self.p, at.gain)", "return geometric(0.99 * self.p, at.gain)")]),
+    "ap-target-among-R+1": ("usermodels/ap.py", [
+        ("inside = (s >= 1) & (s <= R[..., None])", "inside = (s >= 0) & (s <= R[..., None])"),
+        ("1.0 / np.maximum(R[..., None], 1)", "1.0 / (R[..., None] + 1)")]),
+    "err-satisfaction-g/gmax": ("usermodels/err.py", [
+        ("return (np.exp2(np.minimum(grade, self.max_rel)) - 1.0) / 2.0 ** self.max_rel",
+         "return np.minimum(grade, self.max_rel) / self.max_rel")]),
+    "p@k-reads-k+1": ("usermodels/precision.py", [
+        ("self.before_cutoff(at.rank)", "self.before_cutoff(at.rank - 1)")]),
+    "shared-discount-slip": ("metrics/closed_forms.py", [
+        ("        return 1.0 / np.log2(i + 1)", "        return 1.0 / np.log2(i + 2)")]),
+    "inst-slip": ("usermodels/cwl.py", [
+        ("at.rank, at.gain, at.seen,", "at.rank, at.gain, at.seen - at.gain,")]),
+    "trec-tie-break-reversed": ("metrics/rankings.py", [
+        ("order[idx] = sub[np.argsort(group * k + (k - 1 - byte_rank[d[sub]]))]",
+         "order[idx] = sub[np.argsort(group * k + byte_rank[d[sub]])]")]),
+    "stream-not-keyed-by-topic": ("simulate/ranking.py", [
+        ('digest = hashlib.blake2b("\\x00".join(key).encode()',
+         'digest = hashlib.blake2b("\\x00".join(key[:1] + key[2:]).encode()')]),
+    "exact-variance-4x": ("usermodels/exact.py", [
+        ("variance = {k: v[:S] for k, v in both.variance.items()}",
+         "variance = {k: 4 * v[:S] for k, v in both.variance.items()}")]),
+    "agent-skips-first-document": ("simulate/agents.py", [
+        ("        g = 0.0\n        i = 0\n", "        g = 0.0\n        i = 1\n")]),
+    "agent-wrong-budget-mean": ("simulate/agents.py", [
+        ("rng.exponential(model.halflife / np.log(2), users)", "rng.exponential(model.halflife, users)")]),
+}
+
+
+def copy_package(dest: str) -> str:
+    """A copy of the package as ``dest/rpdi`` (sources only)."""
+    target = os.path.join(dest, "rpdi")
+    shutil.copytree(ROOT, target, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "tests", "*.egg-info", "__pycache__", "results"))
+    return target
+
+
+def mutate(package: str, file: str, edits) -> None:
+    path = os.path.join(package, file)
+    with open(path) as fh:
+        text = fh.read()
+    for old, new in edits:
+        if text.count(old) != 1:
+            raise SystemExit(f"mutation target not found exactly once in {file}: {old!r}")
+        text = text.replace(old, new)
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+def run_default_job(dest: str, config: str) -> tuple[int, str, float]:
+    env = dict(os.environ, PYTHONPATH=dest + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = os.path.join(dest, "out")
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", "import sys; from rpdi.experiments.cli import main; "
+                           "sys.exit(main(sys.argv[1:]))", "run", config, "--out", out, "--fresh"],
+                          env=env, capture_output=True, text=True, cwd=dest)
+    shutil.rmtree(out, ignore_errors=True)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(("verdict:", "  FAIL"))]
+    why = (lines[1] if len(lines) > 1 else lines[0] if lines else proc.stderr.strip()[-300:])
+    return proc.returncode, why, time.perf_counter() - started
+
+
+def quick_config(dest: str) -> str:
+    """validate_core with 1000 users per ranking and 200 per agent ranking."""
+    with open(os.path.join(ROOT, "experiments", "configs", "validate_core.toml")) as fh:
+        text = fh.read()
+    text = text.replace("users = 5000", "users = 1000").replace("users = 300", "users = 200")
+    path = os.path.join(dest, "quick.toml")
+    with open(path, "w") as fh:
+        fh.write(text)
+    return path
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer simulated users (a smoke run)")
+    ap.add_argument("--only", action="append", choices=sorted(MUTATIONS), help="run only these mutations")
+    ap.add_argument("--skip-clean", action="store_true", help="do not run the unmutated copy first")
+    args = ap.parse_args()
+    names = args.only or list(MUTATIONS)
+    caught = 0
+    with tempfile.TemporaryDirectory() as base:
+        config = quick_config(base) if args.quick else "validate_core"
+        if not args.skip_clean:
+            with tempfile.TemporaryDirectory(dir=base) as dest:
+                copy_package(dest)
+                status, why, seconds = run_default_job(dest, config)
+            print(f"{'(no mutation)':30s} exit {status}  {seconds:5.1f}s  {why}", flush=True)
+            if status != 0:
+                print("the unmutated package does not agree: mutation results would mean nothing")
+                return 1
+        for name in names:
+            file, edits = MUTATIONS[name]
+            with tempfile.TemporaryDirectory(dir=base) as dest:
+                mutate(copy_package(dest), file, edits)
+                status, why, seconds = run_default_job(dest, config)
+            caught += status == 1
+            label = {0: "MISSED", 1: "caught"}.get(status, f"error (exit {status})")
+            print(f"{name:30s} {label:8s} {seconds:5.1f}s  {why}", flush=True)
+    print(f"\nthe verdict caught {caught} of {len(names)} planted bugs"
+          f"{' (quick run: fewer users)' if args.quick else ''}")
+    return 0 if caught == len(names) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
