@@ -36,8 +36,8 @@ from rpdi.usermodels import CONVENTIONS, exact, model_for
 
 ENGINES = {"vector": vector.sessions, "agent": agents.sessions}
 ZERO_VARIANCE = 1e-12  # a model's per-user variance below this (relative) counts as zero
-RELATIVE = 1e-9  # closed form vs exact: relative tolerance (plus ABSOLUTE for values near 0)
-ABSOLUTE = 1e-15
+RELATIVE = 1e-9  # closed form vs exact: relative tolerance, plus ABSOLUTE (rounding of sums
+ABSOLUTE = 1e-12  # of many terms, and the exact evaluator stopping below 1e-15 of mass) near 0
 ALPHA = 0.01  # family-wise error rate of the stochastic comparisons
 CONFIRM_USERS = 2  # the confirmation stage simulates this many times the first stage's users
 TRUNCATION = 1e-6  # rate's lower bound: the chance that any user reads past the bound used

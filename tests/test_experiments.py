@@ -309,15 +309,16 @@ def test_shipped_validate_core(tmp_path, capsys):
     out = tmp_path / "validate_core"
     status, stdout, err = cli(capsys, ["run", "validate_core", "--out", str(out)])
     assert status == 0, err
-    assert "no Holm rejection at 0.01, zero-variance cases exact" in stdout
-    assert "DISAGREEMENT" not in stdout
+    assert "verdict: AGREE (exit 0)" in stdout and "alpha = 0.01" in stdout
+    assert "FAIL" not in stdout
     rows = list(csv.DictReader(read(out / "results.csv").decode().splitlines()))
     assert list(rows[0]) == FIELDS
     measures = {r["measure"] for r in rows}
-    assert measures == {"P@10", "RR", "AP", "RBP(p=0.5)", "RBP(p=0.8)", "RBP(p=0.95)", "ERR@20", "SDCG@10"}
+    assert measures == {"P@10", "RR", "AP", "RBP(p=0.5)", "RBP(p=0.8)", "RBP(p=0.95)", "ERR@20", "SDCG@10",
+                        "INST", "TBG"}
     for r in rows:  # closed form equals the exact expectation of the browsing model
         assert (r["closed_form"] == "") == (r["exact"] == ""), r  # both undefined (AP with R = 0) or neither
-        if r["exact"]:
+        if r["exact"] and r["measure"] != "TBG":  # TBG: Jensen's gap, declared (exact >= closed form)
             assert abs(float(r["closed_form"]) - float(r["exact"])) < 1e-9, r
         if r["topic"] != "all":
             assert r["users"] == ("5000" if r["exact"] else "0"), r
@@ -325,7 +326,9 @@ def test_shipped_validate_core(tmp_path, capsys):
     for name in ("agreement", "zscores", "stopping", "parameter_3_RBP_p_p"):
         assert_png(out / "plots" / f"{name}.png")
     summary = read(out / "summary.md").decode()
-    assert summary.startswith("# validate_core") and "Holm rejections" in summary
+    assert summary.startswith("# validate_core") and "## Verdict" in summary and "failing cells" in summary
+    agents = list(csv.DictReader(read(out / "agent_check.csv").decode().splitlines()))
+    assert {r["measure"] for r in agents} == {"P@10", "RR", "TBG"} and {r["run"] for r in agents} == {"sys01"}
 
 
 def test_shipped_metric_agreement(tmp_path, capsys):
@@ -399,7 +402,7 @@ def test_shipped_rbp_paper_reproduces_the_seed(tmp_path, capsys):
     out = tmp_path / "rbp_paper"
     status, stdout, err = cli(capsys, ["run", "rbp_paper", "--out", str(out)])
     assert status == 0, err
-    assert "agreement:" in stdout
+    assert "verdict: AGREE" in stdout
     verdicts = _md_rows(read(out / "summary.md").decode(), "## Agreement")
     assert len(verdicts) == 6 and all(v[5] == "0" for v in verdicts), verdicts  # zero-variance cases exact
     cfg, _ = load_config(str(resources.files("experiments") / "configs" / "rbp_paper.toml"))

@@ -1,0 +1,174 @@
+"""The three-way verdict (simulate/check.py): each part has a test that fails when it breaks.
+
+- Holm's step-down against a plain re-implementation from its definition, and the verdict's use
+  of it: a planted stochastic disagreement must be caught, a family of chance z-scores not;
+- the declared closed-form/exact differences (TBG's Jensen gap, RBP's horizon) and an
+  undeclared one (an off-by-one closed form);
+- stream keying by topic: identical rankings of different topics draw different users, and a
+  shared stream is caught by the test of the mean over topics;
+- the variance check: exact per-user variances 4x too large are caught;
+- the rare-event case of issue 11 (RBP(p=0.5), relevant only at rank 20) is not a false alarm;
+- Bennett's bound holds against exact binomial tails;
+- exit statuses of ``rpdi simulate``: 0 agree, 1 disagree (naming the cell), 2 bad input.
+Fixed seeds throughout.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from rpdi.experiments.cli import main as rpdi_main
+from rpdi.metrics.evaluate import rankings_from_grades, score
+from rpdi.simulate import check
+from rpdi.simulate.ranking import stream
+from rpdi.simulate.stats import bennett_p, bennett_tail, holm
+from rpdi.usermodels import exact, model_for
+
+
+def holm_by_definition(p, alpha):
+    """Holm (1979) from the definition: reject H_(1..j*) where j* is the largest j such that
+    p_(i) <= alpha/(m - i + 1) for every i <= j (1-based)."""
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    rejected = [False] * m
+    for rank, i in enumerate(order, start=1):
+        if p[i] > alpha / (m - rank + 1):
+            break
+        rejected[i] = True
+    return rejected
+
+
+def test_holm_matches_its_definition():
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        m = int(rng.integers(1, 12))
+        p = rng.choice([rng.uniform(0, 0.02), rng.uniform(0, 1)], size=m).tolist()
+        for alpha in (0.01, 0.05):
+            assert holm(p, alpha).tolist() == holm_by_definition(p, alpha), (p, alpha)
+    # a case where step-down and Bonferroni differ: 0.012 > 0.05/3 but <= 0.05/2 after the first
+    assert holm([0.012, 0.0001, 0.3], 0.05).tolist() == [True, True, False]
+
+
+def _cells(zs):
+    return [{"kind": "mean", "run": "r", "topic": str(i), "measure": "RBP(p=0.8)", "engine": "vector",
+             "estimate": 0.5, "exact": 0.5, "z": float(z), "users": 1000} for i, z in enumerate(zs)]
+
+
+def test_verdict_rejects_a_planted_disagreement_and_only_it():
+    zs = np.random.default_rng(3).normal(size=200)
+    calm = check.verdict(_cells(zs), 0.01, confirm=lambda c: 0.5)
+    assert calm["status"] == 0 and not calm["failures"]
+    zs[17] = 9.0  # one cell far off, confirmed on the independent stream
+    v = check.verdict(_cells(zs), 0.01, confirm=lambda c: 1e-9 if c["topic"] == "17" else 0.5)
+    assert v["status"] == 1 and [c["topic"] for c in v["failures"]] == ["17"]
+    # screened but not confirmed: marginal, not a disagreement, and it says what would settle it
+    v = check.verdict(_cells(zs), 0.01, confirm=lambda c: 0.3)
+    assert v["status"] == 0 and [c["topic"] for c in v["marginal"]] == ["17"]
+    assert "more users" in "\n".join(check.describe(v))
+
+
+def test_declared_differences_are_checked_not_exempted():
+    tbg = model_for("TBG")
+    assert check.closed_vs_exact(tbg, 0.40, 0.41, 10_000)[0]  # exact above: Jensen's gap
+    assert not check.closed_vs_exact(tbg, 0.40, 0.39, 10_000)[0]  # below: a bug
+    rankings = rankings_from_grades("$$---$----$-----$---")
+    model = model_for("RBP(p=0.99)")
+    closed = score("RBP(p=0.99)", "$$---$----$-----$---")
+    e = float(exact(model, rankings, horizon=300).value[0, 0])  # users stop at rank 300
+    assert abs(e - closed) > 1e-3  # the horizon's factor 1/(1 - p^H) is visible here ...
+    assert check.closed_vs_exact(model, closed, e, 300)[0]  # ... and declared
+    assert not check.closed_vs_exact(model, closed, e * (1 + 1e-8), 300)[0]
+    # an undeclared difference: RBP's closed form with p^i for p^(i-1)
+    p, b = 0.8, np.array([1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0], float)
+    off_by_one = (1 - p) * (b * p ** np.arange(1, 21)).sum()
+    good = float(exact(model_for("RBP(p=0.8)"), rankings).value[0, 0])
+    assert check.closed_vs_exact(model_for("RBP(p=0.8)"), (1 - p) * (b * p ** np.arange(20)).sum(), good, 10_000)[0]
+    assert not check.closed_vs_exact(model_for("RBP(p=0.8)"), off_by_one, good, 10_000)[0]
+
+
+def _identical_topics(topics: int, runs: int = 1):
+    grades = [2, 0, 1, 0, 0, 2, 0, 1, 0, 0]
+    qrels = {f"q{t}": {f"d{i}": g for i, g in enumerate(grades) if g} for t in range(topics)}
+    ranked = {f"q{t}": {f"d{i}": 10.0 - i for i in range(len(grades))} for t in range(topics)}
+    return qrels, {f"sys{s}": ranked for s in range(runs)}
+
+
+def test_streams_are_keyed_by_topic():
+    qrels, runs = _identical_topics(3)
+    records = check.simulate(qrels, runs, ["RBP(p=0.8)"], users=2000, seed=5, per_topic=True)
+    estimates = [r["estimate"] for r in records if r["topic"] != "all"]
+    assert len(set(estimates)) == 3, estimates  # the same ranking, three topics, three samples
+    assert stream(5, "sys0", "q0", "m").entropy != stream(5, "sys0", "q1", "m").entropy
+
+
+def test_a_stream_shared_by_topics_is_caught(monkeypatch):
+    qrels, runs = _identical_topics(40, runs=4)
+    measures = ["RBP(p=0.8)", "AP"]
+    _, v = check.simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
+    assert v["status"] == 0, check.describe(v)
+    keyed = check.stream
+    monkeypatch.setattr(check, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
+    _, v = check.simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
+    assert v["status"] == 1 and {c["topic"] for c in v["failures"]} == {"all"}, check.describe(v)
+
+
+def test_model_variance_too_large_is_caught(monkeypatch):
+    qrels, runs = _identical_topics(10)
+    _, v = check.simulate(qrels, runs, ["RR", "RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
+    assert v["status"] == 0, check.describe(v)
+
+    def inflated(*args, **kwargs):
+        ex = exact(*args, **kwargs)
+        ex.variance = {k: 4 * x for k, x in ex.variance.items()}
+        return ex
+
+    monkeypatch.setattr(check, "exact", inflated)
+    _, v = check.simulate(qrels, runs, ["RR", "RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
+    assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"variance"}, check.describe(v)
+
+
+def test_rare_event_is_not_a_false_alarm():
+    """Issue 11: RBP(p=0.5), each topic's only relevant document at rank 20, 5000 users: the
+    first stage screens out the topics where a user reached rank 20 (|z| ~ 10); the
+    confirmation on an independent stream, with Bennett's bound, does not confirm them."""
+    qrels = {f"t{i}": {"rel": 1} for i in range(100)}
+    run = {f"t{i}": {**{f"d{j}": 100.0 - j for j in range(1, 20)}, "rel": 80.0} for i in range(100)}
+    _, v = check.simulate(qrels, {"r": run}, ["RBP(p=0.5)"], users=5000, seed=2, with_verdict=True)
+    assert v["counts"]["screened"] >= 1 and max(abs(c["z"]) for c in v["marginal"]) > 8
+    assert v["status"] == 0
+
+
+def test_bennett_bounds_binomial_tails():
+    for n, q in itertools.product([10, 1000, 5000], [2e-6, 0.01, 0.3]):
+        var = n * q * (1 - q)
+        for k in range(int(n * q) + 1, int(n * q) + 6):
+            d = k - n * q
+            exact_tail = binom.sf(k - 1, n, q)  # P(S >= k)
+            assert bennett_tail(d, var, 1 - q) >= exact_tail * (1 - 1e-9), (n, q, k)
+            assert bennett_p(d, var, 1 - q, q) >= exact_tail
+    # one success in 5000 draws of a 2e-6 event: a large z, but not significant
+    z = (1 - 5000 * 2e-6) / np.sqrt(5000 * 2e-6)
+    assert z > 9 and bennett_p(1 - 5000 * 2e-6, 5000 * 2e-6, 1.0, 2e-6) > 0.01
+
+
+def test_simulate_exit_status(tmp_path, capsys, monkeypatch):
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.run"
+    qrels.write_text("".join(f"{t} 0 d{i} {g}\n" for t in (1, 2) for i, g in enumerate([1, 0, 2, 0, 1])))
+    run.write_text("".join(f"{t} Q0 d{i} {i + 1} {5 - i} x\n" for t in (1, 2) for i in range(5)))
+    argv = ["simulate", str(qrels), str(run), "-m", "RBP(p=0.8)", "-m", "P@3", "--users", "500"]
+    assert rpdi_main(argv) == 0
+    assert "verdict: AGREE" in capsys.readouterr().out
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 d1 1 five x\n")
+    assert rpdi_main(argv[:2] + [str(bad)] + argv[3:]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    from rpdi.usermodels.rbp import RBP
+    from rpdi.usermodels.base import geometric
+    monkeypatch.setattr(RBP, "step", lambda self, state, at: geometric(0.99 * self.p, at.gain))
+    assert rpdi_main(argv + ["--format", "json"]) == 1
+    err = capsys.readouterr().err
+    assert "FAIL run r, topic 1, RBP(p=0.8): closed form vs exact" in err
