@@ -24,6 +24,11 @@ def config_path(name_or_path: str) -> str:
     raise InputError(f"{name_or_path}: no such config file, and not a shipped config ({', '.join(SHIPPED)})")
 
 
+def _task_label(result: dict) -> str:
+    label = f"{result['measure']} | {result['run']}"
+    return label + " | agent check" if result.get("role") == "agent_check" else label
+
+
 def run_experiment(config: str = "validate_core", out: str | None = None, workers: int = 1,
                    scheduler: str | None = None, fresh: bool = False, progress: bool = False) -> str:
     """Run an experiment config end to end; returns the terminal summary.
@@ -44,7 +49,7 @@ def run_experiment(config: str = "validate_core", out: str | None = None, worker
     results = execute(tasks, out, workers=workers, scheduler=scheduler, fresh=fresh, progress=progress)
     manifest = {"experiment": cfg.experiment.name, "seed": cfg.experiment.seed, "tasks": len(tasks),
                 "workers": workers, "scheduler": scheduler, "seconds": time.perf_counter() - started,
-                "task_seconds": {f"{r['measure']} | {r['run']}": r["seconds"] for r in results}}
+                "task_seconds": {_task_label(r): r["seconds"] for r in results}}
     by_id = {t["id"]: t for t in tasks}
     cells = [c | {"task": res["id"]} for res in results for c in res.get("cells", [])]
     readings = {c["run"]: c for c in cells if c["kind"] == "reading"}  # every task of a run reads it

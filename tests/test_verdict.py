@@ -18,7 +18,6 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-import pytest
 from scipy.stats import binom
 
 from rpdi.experiments.cli import main as rpdi_main
