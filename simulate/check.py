@@ -48,7 +48,8 @@ TRUNCATION = 1e-6  # rate's lower bound: the chance that any user reads past the
 class Declared:
     """An expected difference between a closed form and its model's exact value: ``relation``
     says how they relate, ``expected(closed, model, reach_end)`` gives the exact value the
-    model must have (None: only the direction ``exact >= closed`` is checked)."""
+    model must have (None: only the direction ``exact >= closed`` is checked), ``reach_end`` the
+    rank where every user stops at the latest."""
 
     why: str
     relation: str
@@ -56,17 +57,15 @@ class Declared:
 
 
 def _rbp_horizon(closed, model, end):
-    d = end
-    return 0.0 if d == 0 else closed / (1 - model.p ** d)
+    return closed / (1 - model.p ** end)
 
 
 DECLARED = {
     "TBG": Declared("Jensen's gap: the model discounts each gain by E[exp(-lambda T_k)] over the random "
                     "time T_k, the closed form by exp(-lambda E[T_k]), which is never larger",
                     "exact >= closed form"),
-    "RBP": Declared("horizon truncation: a user still reading at rank D (the model's horizon, or the "
-                    "list's end under convention stop) stops there, so E[N] = (1 - p^D)/(1 - p)",
-                    "exact = closed form / (1 - p^D)", _rbp_horizon),
+    "RBP": Declared("horizon truncation: a user still reading at rank D (the model's horizon) stops "
+                    "there, so E[N] = (1 - p^D)/(1 - p)", "exact = closed form / (1 - p^D)", _rbp_horizon),
 }
 
 
@@ -98,7 +97,8 @@ ORACLES = {"SDCG": _naive_sdcg, "INST": _naive_inst}
 
 def closed_vs_exact(model, closed: float, exact_value: float, end: int) -> tuple[bool, float | None, str]:
     """(agrees?, the exact value expected, relation) of one ranking's closed form and exact value;
-    ``end`` is the rank where every user stops at the latest (horizon, or list end under stop)."""
+    ``end`` is the rank where every user stops at the latest (the horizon). Under convention stop
+    the exact value compared is the one under ``nonrelevant`` (a closed form's convention)."""
     declared = DECLARED.get(model.measure.spec.name)
     relation = "exact = closed form" if declared is None else declared.relation
     if declared is not None and declared.expected is None:
@@ -257,17 +257,21 @@ def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic
         m = model.measure
         ex = exact(model, rankings, convention)
         expectations.append(ex)
+        # a closed form is its user under trec_eval's padding (the tail read as non-relevant); under
+        # convention stop the user stops at the list's end instead, and only the simulation tests it
+        ex_closed = ex if convention != "stop" else exact(model, rankings, "nonrelevant")
+        relation_note = "" if convention != "stop" else ", exact under convention nonrelevant"
         rows = rankings_for(model, View(rankings, model.k), convention)
         for s, run in enumerate(rankings.runs):
             topic_records, topic_stats = [], []
             for t in np.flatnonzero(rankings.present[s]):
                 topic = str(rankings.topics[t])
                 ident = {"run": run, "topic": topic, "measure": m.text}
-                cfv, exv = cf.value[s, t], ex.value[s, t]
-                if np.isfinite(cfv) and np.isfinite(exv):
-                    ok, expected, relation = closed_vs_exact(model, float(cfv), float(exv), _end(rows[s, t]))
-                    cells.append(ident | {"kind": "closed_vs_exact", "closed_form": float(cfv), "exact": float(exv),
-                                          "expected": expected, "relation": relation, "ok": ok})
+                cfv, exv, exc = cf.value[s, t], ex.value[s, t], ex_closed.value[s, t]
+                if np.isfinite(cfv) and np.isfinite(exc):
+                    ok, expected, relation = closed_vs_exact(model, float(cfv), float(exc), model.horizon)
+                    cells.append(ident | {"kind": "closed_vs_exact", "closed_form": float(cfv), "exact": float(exc),
+                                          "expected": expected, "relation": relation + relation_note, "ok": ok})
                     naive = ORACLES.get(m.spec.name)
                     if naive is not None and m.cutoff == model.k:
                         want = naive(model, rows[s, t].gains)
@@ -338,11 +342,6 @@ def reading_cells(qrels, runs, rankings) -> list[dict]:
         cells.append({"kind": "reading", "run": run.name, "topic": wrong[0] if wrong else "all", "measure": "-",
                       "ok": not wrong, "wrong_topics": len(wrong)})
     return cells
-
-
-def _end(ranking) -> int:
-    """The rank where every user stops at the latest."""
-    return min(ranking.horizon, ranking.length) if ranking.convention == "stop" else ranking.horizon
 
 
 def variance_test(stats: list[dict]) -> dict | None:
