@@ -119,6 +119,25 @@ def _properties_parser(sub) -> None:
     p.set_defaults(handler=_cmd_properties)
 
 
+def _fit_parser(sub) -> None:
+    p = sub.add_parser("fit", help="fit browsing models to click logs as click models",
+                       description="Fit every browsing model (and the standard click models) to click "
+                                   "logs by maximum likelihood and compare them on held-out sessions.")
+    p.add_argument("logs", help="click log: the Yandex sample format or a TSV (session query rank docno clicked)")
+    p.add_argument("-m", "--model", action="append", dest="models",
+                   help="a measure with a browsing model (RBP, INST, ERR, SDCG@10, ...; parameters given "
+                        "are held fixed), a click model (CM, PBM, UBM, DCM, DBN, SDBN, GCTR, RCTR, DCTR) "
+                        "or path.py:Class(...); repeatable; default: all metric users and click models")
+    p.add_argument("--test", help="held-out click log (default: a random --test-fraction of LOGS)")
+    p.add_argument("--test-fraction", type=float, default=0.25)
+    p.add_argument("--qrels", help="TREC qrels (topic = query id): one attractiveness per grade")
+    p.add_argument("--seed", type=int, default=0, help="seed of the train/test split and of simulated users")
+    p.add_argument("--no-stderr", action="store_true", help="skip the standard errors (faster)")
+    p.add_argument("--plot", help="write the perplexity / CTR / last-click figure here (.png or .svg)")
+    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.set_defaults(handler=_cmd_fit)
+
+
 def _models_parser(sub) -> None:
     p = sub.add_parser("models", help="list the browsing models")
     p.set_defaults(handler=_cmd_models)
@@ -252,6 +271,40 @@ def _cmd_properties(args) -> str:
     return "\n".join(lines) + "\n"
 
 
+FIT_FIELDS = ("model", "fitted", "parameters", "loglik", "perplexity", "train_loglik", "seconds")
+
+
+def _cmd_fit(args) -> str:
+    from rpdi.metrics.clicklogs import read_clicklog
+    from rpdi.metrics.trec import InputError
+    from rpdi.usermodels.clickmodels import METRIC_USERS, STANDARD, click_model, fit_and_evaluate
+
+    models = args.models or list(METRIC_USERS + STANDARD)
+    for m in models:  # unknown models are reported before the logs are read
+        click_model(m)
+    log = read_clicklog(args.logs, args.qrels)
+    if args.test:
+        train, test = log, read_clicklog(args.test, args.qrels)
+        if test.depth != train.depth:
+            raise InputError(f"{args.test}: shows {test.depth} documents per session, {args.logs} {train.depth}")
+    else:
+        train, test = log.split(args.test_fraction, args.seed)
+    if len(train) == 0 or len(test) == 0:
+        raise InputError(f"{args.logs}: too few sessions to split into training and test sessions")
+    records = fit_and_evaluate(train, test, models, by_grade=args.qrels is not None, seed=args.seed,
+                               stderr=not args.no_stderr)
+    if args.plot:
+        from rpdi.experiments.clickplots import plot_fit
+
+        plot_fit(records, args.plot, f"{len(train)} training, {len(test)} test sessions")
+    for r in records:
+        del r["curves"]
+    if args.format == "table":
+        fields = FIT_FIELDS
+        return align([list(fields)] + [[_fmt(r[k]) if r[k] is not None else "-" for k in fields] for r in records])
+    return _format_records(records, args.format, list(records[0]))
+
+
 def _cmd_models(args) -> str:
     from rpdi.usermodels import MODELS
 
@@ -327,6 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     _properties_parser(sub)
     _models_parser(sub)
     _measures_parser(sub)
+    _fit_parser(sub)
     args = parser.parse_args(argv)
     from rpdi.metrics.trec import InputError
 

@@ -217,9 +217,9 @@ def attach_qrels(log: ClickLog, qrels: str) -> ClickLog:
     """The log with the grade of every shown document from TREC qrels (NaN where unjudged)."""
     import pandas as pd
 
-    from rpdi.metrics.trec import load_qrels
+    from rpdi.metrics.trec import read_qrels
 
-    q = load_qrels(qrels)
+    q = read_qrels(qrels)
     keys = pd.Index(np.char.add(np.char.add(np.asarray(q.topic, dtype=str), "\t"),
                                 np.asarray(q.docno, dtype=str)))
     if not keys.is_unique:

@@ -702,3 +702,24 @@ def _last_click(clicks: np.ndarray) -> np.ndarray:
     S, N = clicks.shape
     last = np.where(clicks.any(1), N - np.argmax(clicks[:, ::-1], axis=1), 0)
     return np.bincount(last, minlength=N + 1) / S
+
+
+def fit_and_evaluate(train: ClickLog, test: ClickLog, models: list[str], *, by_grade: bool = False,
+                     seed: int = 0, stderr: bool = True) -> list[dict]:
+    """Fit every model on ``train`` and evaluate it on ``test``: one record per model, best held-out
+    perplexity first, with ``model``, ``fitted`` (the measure string to pass to ``rpdi eval`` /
+    ``simulate``, None for click models that are no metric's user), ``parameters`` (with standard
+    errors), ``loglik``, ``perplexity``, ``perplexity_1``..``perplexity_N``, ``train_loglik``,
+    ``iterations``, ``seconds``, and the curves of :func:`evaluate` under ``curves``."""
+    records = []
+    for i, name in enumerate(models):
+        f = fit(name, train, by_grade=by_grade, stderr=stderr)
+        e = evaluate(f, test, np.random.default_rng(np.random.SeedSequence([seed, 14, i])))
+        rec = {"model": name, "fitted": f.measure, "parameters": f.describe(), "loglik": e["loglik"],
+               "perplexity": e["perplexity"]}
+        rec.update({f"perplexity_{r + 1}": float(v) for r, v in enumerate(e["perplexity_rank"])})
+        rec.update({"train_loglik": f.loglik, "iterations": f.iterations, "seconds": f.seconds,
+                    "sessions_train": len(train), "sessions_test": len(test),
+                    "curves": {k: np.asarray(v).tolist() for k, v in e.items() if k.startswith(("ctr", "last"))}})
+        records.append(rec)
+    return sorted(records, key=lambda r: r["perplexity"])
