@@ -98,7 +98,7 @@ def test_pbm_em_equals_the_published_updates():
                 g_num[r] += 1 if c else g * (1 - a) / (1 - g * a)
         alpha = {k: a_num[k] / a_den[k] for k in alpha}
         gamma = [x / 40 for x in g_num]
-    m = fit("PBM", log, noise=0.0, prior=(0, 0), tol=0.0, max_iter=iterations)
+    m = fit("PBM", log, noise=0.0, prior=(0, 0), tol=0.0, max_iter=iterations, accelerate=False)
     assert np.allclose(m.exam, gamma, atol=1e-12, rtol=0)
     q = [[gamma[r] * alpha[key(s, r)] for r in range(3)] for s in range(40)]
     ll = sum(math.log(q[s][r]) if log.clicks[s, r] else math.log(1 - q[s][r]) for s in range(40) for r in range(3)) / 40
@@ -142,7 +142,7 @@ def test_dbn_likelihood_and_click_probabilities_by_enumeration():
     """DBN (Chapelle & Zhang 2009): enumerate every latent path (attractive? satisfied? go on?)
     of a 3-document session; the click vector's probability is the sum over paths."""
     log = _random_log(np.random.default_rng(5), 30, 3)
-    m = fit("DBN", log, max_iter=4, stderr=False, noise=0.0)
+    m = fit("DBN", log, max_iter=4, stderr=False, noise=0.0, accelerate=False)
     gamma = m.params["gamma"]
     get = lambda arr, s, r: arr[m.keys.get_loc(f"q{log.query[s]}\td{log.docs[s, r]}")]
     ll, q = 0.0, []

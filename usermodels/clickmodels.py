@@ -492,13 +492,14 @@ def _independent_marginal(exam, kind, alpha, noise) -> np.ndarray:
 
 def fit(model: str | ClickModel, log: ClickLog, *, by_grade: bool = False, noise: float = NOISE,
         prior: tuple[float, float] = PRIOR, tol: float = 1e-6, max_iter: int = 500,
-        stderr: bool = True) -> Fitted:
+        stderr: bool = True, accelerate: bool = True) -> Fitted:
     """Fit ``model`` to the sessions of ``log`` by maximum likelihood (see the module docstring).
 
     ``by_grade``: one attractiveness (and satisfaction) per grade of the log's qrels instead of
     one per (query, document) pair. ``prior``: pseudo-counts (clicks, skips) of every
     attractiveness and satisfaction estimate ((0, 0): the plain MLE). Iterates until the mean
-    log-likelihood per session rises by less than ``tol``.
+    log-likelihood per session rises by less than ``tol`` from one iteration to the next (an
+    iteration is one EM step, or with ``accelerate`` one SQUAREM cycle of three).
     """
     import pandas as pd
 
@@ -578,11 +579,43 @@ def fit(model: str | ClickModel, log: ClickLog, *, by_grade: bool = False, noise
         if neg(x) <= neg([theta[k] for k in names]):
             theta = dict(zip(names, map(float, x)))
 
+    def pack() -> list[np.ndarray]:
+        return [x.copy() for x in (alpha, sigma, exam) if x is not None]
+
+    def unpack(xs: list[np.ndarray]) -> None:
+        nonlocal alpha, sigma, exam
+        xs = iter(xs)
+        alpha = next(xs)
+        sigma = None if sigma is None else next(xs)
+        exam = None if exam is None else next(xs)
+
+    def squarem_step() -> float:
+        """Two EM steps, extrapolated (SQUAREM, Varadhan & Roland 2008), then one EM step from
+        the extrapolation if it raised the likelihood, else from the second step."""
+        x0 = pack()
+        em_step()
+        x1 = pack()
+        em_step()
+        x2 = pack()
+        r = [b - a for a, b in zip(x0, x1)]
+        v = [c - 2 * b + a for a, b, c in zip(x0, x1, x2)]
+        rr, vv = sum(float((d * d).sum()) for d in r), sum(float((d * d).sum()) for d in v)
+        if vv <= 0:
+            return em_step()
+        step = min(-np.sqrt(rr / vv), -1.0)
+        ll2 = loglik()
+        unpack([np.clip(a - 2 * step * d + step * step * e, 0.0, 1.0) for a, d, e in zip(x0, r, v)])
+        ll = em_step()
+        if not ll >= ll2:
+            unpack(x2)
+            ll = em_step()
+        return ll
+
     ll, it = -np.inf, 0
     for it in range(1, max_iter + 1):
-        if it in (1, 3) or it % 10 == 0:
+        if it <= 3 or it % 4 == 0:
             theta_step()
-        new = em_step()
+        new = squarem_step() if accelerate else em_step()
         if abs(new - ll) < tol and it > 5:
             break
         ll = new
@@ -593,7 +626,8 @@ def fit(model: str | ClickModel, log: ClickLog, *, by_grade: bool = False, noise
 
     se = {}
     if stderr and names and len(names) <= 3:
-        se = _profile_stderr(names, bounds, theta, loglik, em_step, lambda: (alpha, sigma), restore, S)
+        se = _profile_stderr(names, bounds, theta, loglik, squarem_step if accelerate else em_step,
+                             lambda: (alpha, sigma), restore, S)
     cm.set(theta)
     alpha_rank = (W * alpha[idx]).sum(0) / S
     sigma_rank = None
@@ -635,7 +669,7 @@ def _profile_stderr(names, bounds, theta, loglik, em_step, get, restore, S) -> d
             theta.update(th)
             em_step()
             v = loglik(th) * S
-            if abs(v - prev) < 1e-5:
+            if abs(v - prev) < 1e-6:
                 break
             prev = v
         return v
@@ -654,7 +688,7 @@ def _profile_stderr(names, bounds, theta, loglik, em_step, get, restore, S) -> d
     if np.any(h <= 0):
         restore(*saved)
         return {k: float("nan") for k in names}
-    center = base
+    center = profile(x0)  # the centre converged as far as the perturbed points
     H = np.empty((len(names), len(names)))
     for i in range(len(names)):
         for j in range(i, len(names)):
