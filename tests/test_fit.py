@@ -225,3 +225,23 @@ def test_fit_command_prints_a_measure_that_eval_accepts(tmp_path, capsys):
         assert main(["fit", path, *args]) == 2
         out = capsys.readouterr()
         assert out.out == "" and len(out.err.strip().splitlines()) == 1, out.err
+
+
+def test_a_model_of_ones_own_fits_like_the_builtin_it_copies(tmp_path):
+    plugin = _write(tmp_path, "patient.py", """
+from rpdi.usermodels.base import BrowsingModel, geometric
+
+
+class Patient(BrowsingModel):
+    measure_name, aggregation, rule, citation = "Patient", "rate", "reads on with q", "test"
+    parameters = {"q": 0.5}
+    fit_bounds = {"q": (1e-4, 1 - 1e-4)}
+
+    def step(self, state, at):
+        return geometric(self.q, at.gain)
+""")
+    rng = np.random.default_rng(21)
+    log = _simulate(rng, 600, 5, rng.uniform(0.2, 0.8, 8), lambda r, c, n: 0.7)
+    own, rbp = fit(f"{plugin}:Patient", log, stderr=False), fit("RBP", log, stderr=False)
+    assert own.params["q"] == pytest.approx(rbp.params["p"], abs=1e-4)
+    assert own.measure == f"{plugin}:Patient(q={own.params['q']:.4g})"

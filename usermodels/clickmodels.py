@@ -172,16 +172,13 @@ def click_model(text: str, depth: int = 10) -> ClickModel:
     given = set(re.findall(r"(\w+)\s*=", text.split("(", 1)[1])) if "(" in text else set()
     bounds = getattr(type(user), "fit_bounds", {}) if is_plugin(text) else FREE.get(user.measure_name, {})
     free = {k: v for k, v in bounds.items() if k not in given}
-    gain = "click"
-    if isinstance(user, ERR):
-        gain = "scaled" if "s" not in given else "click"
-        free = {"s": (_OPEN, 1.0)} if gain == "scaled" else {}
-    return ClickModel(text, "automaton", user, free, gain=gain, measure=_measure_text(text, list(free)))
+    if isinstance(user, ERR):  # the satisfaction of a click, s, is fitted
+        return ClickModel(text, "automaton", user, {"s": (_OPEN, 1.0)}, gain="scaled", measure=text)
+    return ClickModel(text, "automaton", user, free, measure=_measure_text(text, list(free)))
 
 
 def _measure_text(text: str, free: list[str]) -> str:
-    """``text`` with placeholders for the fitted parameters, e.g. "RBP({p})"."""
-    free = [k for k in free if k != "s"]
+    """``text`` with placeholders for the fitted parameters, e.g. "RBP(p={p})"."""
     if not free:
         return text
     head, _, cutoff = text.partition("@")
