@@ -17,7 +17,11 @@ def plot_fit(records: list[dict], path: str, title: str = "") -> str:
     import numpy as np
 
     fig, axes = plt.subplots(1, 3, figsize=(16, 5.2))
-    names = [r["model"] + (f"  {r['parameters']}" if r["parameters"] else "") for r in records]
+    def label(r):
+        params = r["parameters"] if len(r["parameters"]) <= 32 else r["parameters"][:30] + "..."
+        return r["model"] + (f"  {params}" if params else "")
+
+    names = [label(r) for r in records]
     ppl = [r["perplexity"] for r in records]
     ax = axes[0]
     ax.barh(range(len(records)), ppl, color="tab:blue")
@@ -25,7 +29,7 @@ def plot_fit(records: list[dict], path: str, title: str = "") -> str:
     ax.invert_yaxis()
     ax.set_xlim(min(ppl) - 0.01, max(ppl) + 0.01)
     ax.set_xlabel("held-out perplexity (lower is better)")
-    shown = records[:6]
+    shown = records[:5] + records[-1:]  # the best five and, for contrast, the worst
     first = records[0]["curves"]
     ranks = np.arange(1, len(first["ctr_observed"]) + 1)
     axes[1].plot(ranks, first["ctr_observed"], "ko-", lw=2, label="observed")

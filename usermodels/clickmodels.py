@@ -86,7 +86,7 @@ FREE: dict[str, dict[str, tuple[float, float]]] = {
     "BetaRBP": {"a": (0.05, 200.0), "b": (0.05, 200.0)},
 }
 STANDARD = ("GCTR", "RCTR", "DCTR", "PBM", "UBM", "CM", "DCM", "SDBN", "DBN")
-METRIC_USERS = ("P@10", "RR", "RR2", "ERR", "RBP", "RBP2", "SDCG@10", "INSQ", "INST", "BetaRBP")
+METRIC_USERS = ("P@10", "RR", "RR2", "ERR", "RBP", "RBP2", "SDCG@10", "INSQ", "INST")  # and BetaRBP, slow: 64 states
 
 
 class DCMUser(BrowsingModel):
@@ -163,8 +163,7 @@ def click_model(text: str, depth: int = 10) -> ClickModel:
     from rpdi.usermodels.plugin import is_plugin
 
     if text in ("CM", "SDBN"):
-        return ClickModel(text, "automaton", ERR("ERR"), gain="click" if text == "CM" else "satisfaction",
-                          measure="ERR")
+        return ClickModel(text, "automaton", ERR("ERR"), gain="click" if text == "CM" else "satisfaction")
     user = model_for(text)
     if user.halflife is not None or isinstance(user, RobertsonAP):
         raise InputError(f"model {text!r}: {type(user).__name__} needs document times or the number "
