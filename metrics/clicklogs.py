@@ -168,12 +168,8 @@ def _read_tsv(data: bytes, path: str) -> ClickLog:
         table = pacsv.read_csv(io.BytesIO(data), pacsv.ReadOptions(column_names=names),
                                pacsv.ParseOptions(delimiter="\t", quote_char=False),
                                pacsv.ConvertOptions(column_types=types, strings_can_be_null=False))
-    except pa.ArrowInvalid:
-        table = None
-    lines = None
-    if table is None or table.num_rows == 0:
-        lines = data.decode(errors="replace").splitlines()
-        for i, line in enumerate(lines, 1):
+    except pa.ArrowInvalid:  # scan once more, only to name the first bad line
+        for i, line in enumerate(data.decode(errors="replace").splitlines(), 1):
             fields = line.split("\t")
             if len(fields) != 5:
                 raise InputError(f"{path}:{i}: expected 5 tab-separated fields "
