@@ -245,3 +245,12 @@ class Patient(BrowsingModel):
     own, rbp = fit(f"{plugin}:Patient", log, stderr=False), fit("RBP", log, stderr=False)
     assert own.params["q"] == pytest.approx(rbp.params["p"], abs=1e-4)
     assert own.measure == f"{plugin}:Patient(q={own.params['q']:.4g})"
+
+
+def test_attractiveness_per_grade_with_qrels(tmp_path):
+    """With qrels, DCTR's click probability is one per grade: clicks / impressions by hand."""
+    log = read_clicklog(_write(tmp_path, "y.txt", "q\ta,b,c : a; q\tb,a,c : a , c; q\tc,b,a :;"),
+                        _write(tmp_path, "qrels", "q 0 a 2\nq 0 b 0\n"))
+    m = fit("DCTR", log, by_grade=True, prior=(0, 0))
+    got = dict(zip(m.keys, m.alpha))
+    assert got == pytest.approx({"grade 2": 2 / 3, "grade 0": 0.0, "unjudged": 1 / 3})

@@ -242,7 +242,8 @@ class Fitted:
         alpha, gain = self.arrays(log)
         if self.model.kind == "independent":
             q = _independent_q(self.exam, self.model.exam, log.clicks, alpha, self.noise)
-            ll = np.where(log.clicks, np.log(q), np.log1p(-q)).sum(1)
+            with np.errstate(divide="ignore"):
+                ll = np.where(log.clicks, np.log(q), np.log1p(-q)).sum(1)
             return q, ll
         self.model.set(self.params)
         res = _forward(self.model.user, log.clicks, alpha, gain, self.noise)
@@ -529,7 +530,8 @@ def fit(model: str | ClickModel, log: ClickLog, *, by_grade: bool = False, noise
         if cm.kind == "independent":
             eps = 1.0 if exam is None else exam[eidx]
             post_e, post_a, q = _independent_posteriors(eps, clicks, a, noise)
-            ll = (W * np.where(clicks, np.log(q), np.log1p(-q))).sum() / S
+            with np.errstate(divide="ignore"):  # np.where computes both branches
+                ll = (W * np.where(clicks, np.log(q), np.log1p(-q))).sum() / S
             if exam is not None:
                 num = np.bincount(eidx.ravel(), (W * post_e).ravel(), len(exam))
                 exam = np.where(e_den > 0, num / np.maximum(e_den, 1), exam)
@@ -552,7 +554,8 @@ def fit(model: str | ClickModel, log: ClickLog, *, by_grade: bool = False, noise
         if cm.kind == "independent":
             eps = 1.0 if exam is None else exam[eidx]
             q = eps * a + (1 - eps) * noise
-            return float((W * np.where(clicks, np.log(q), np.log1p(-q))).sum() / S)
+            with np.errstate(divide="ignore"):
+                return float((W * np.where(clicks, np.log(q), np.log1p(-q))).sum() / S)
         cm.set(th)
         return float(w @ _forward(cm.user, clicks, a, _gain(sigma, idx, th, clicks.shape), noise).ll) / S
 
