@@ -8,9 +8,16 @@ start-up stays short.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
+import warnings
 
 from rpdi.experiments.formats import EVAL_FIELDS, SIMULATE_FIELDS, align, to_csv
+
+
+PLUGIN_HELP = ("a model of one's own, path/to/model.py:Class(param=value,...)@k: its file is imported "
+               "and EXECUTES PYTHON CODE, so name only files you trust")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -24,7 +31,8 @@ def _collection_arguments() -> argparse.ArgumentParser:
     p.add_argument("qrels", help="TREC qrels file (topic iter docno grade), plain or .gz")
     p.add_argument("runs", nargs="+", metavar="run", help="TREC run files (topic Q0 docno rank score tag)")
     p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
-                   help="measure name as in ir_measures, e.g. P@10, nDCG@10, RBP(p=0.8); repeatable")
+                   help="measure name as in ir_measures, e.g. P@10, nDCG@10, RBP(p=0.8); repeatable. "
+                        "rpdi simulate also takes " + PLUGIN_HELP)
     p.add_argument("--per-topic", action="store_true", help="also report every topic")
     p.add_argument("--topics", choices=["qrels", "intersection"], default="qrels",
                    help="mean over all qrels topics (trec_eval -c, default) or those each run retrieved for")
@@ -54,7 +62,9 @@ def _simulate_parser(sub, common) -> None:
     p.add_argument("--target-stderr", type=float, default=None,
                    help="simulate until the standard error is this small (instead of --users)")
     p.add_argument("--max-users", type=int, default=10_000_000, help="cap for --target-stderr")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="root of the random streams (>= 0)")
+    p.add_argument("--force", action="store_true",
+                   help="simulate even when the estimated work exceeds the limit (see README)")
     p.add_argument("--engine", choices=["vector", "agent"], default="vector")
     p.add_argument("--convention", choices=["unknown", "nonrelevant", "stop"], default="unknown",
                    help="what a user meets beyond the ranking (default: unknown, valued as non-relevant)")
@@ -96,12 +106,16 @@ def _compare_parser(sub, common) -> None:
 def _run_parser(sub) -> None:
     p = sub.add_parser("run", help="run an experiment described in a TOML config",
                        description="Run an experiment config (a path, or the name of a shipped one: "
-                                   "validate_core (default), rbp_paper, metric_agreement, template).")
+                                   "validate_core (default), rbp_paper, metric_agreement, template). "
+                                   "A config naming a model of one's own (path/to/model.py:Class) "
+                                   "EXECUTES PYTHON CODE from that file: run only configs you trust.")
     p.add_argument("config", nargs="?", default="validate_core")
     p.add_argument("--out", help="output directory (default: the config's output.dir, else results/NAME)")
     p.add_argument("--workers", type=int, default=1, help="local worker processes")
     p.add_argument("--scheduler", help="address of a Dask distributed scheduler (rpdi[distributed])")
     p.add_argument("--fresh", action="store_true", help="discard stored task results and start over")
+    p.add_argument("--force", action="store_true",
+                   help="simulate even when a task's estimated work exceeds the limit (config: force)")
     p.set_defaults(handler=_cmd_run)
 
 
@@ -111,8 +125,7 @@ def _properties_parser(sub) -> None:
                                    "localization, completeness and realizability (Moffat 2013) by "
                                    "search, with a counterexample for every 'no'.")
     p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
-                   help="measure name (its cutoff is the depth studied, default 10), or "
-                        "path/to/model.py:Class(...)@k")
+                   help="measure name (its cutoff is the depth studied, default 10), or " + PLUGIN_HELP)
     p.add_argument("--model", action="store_true",
                    help="analyse the browsing model's exact expectation instead of the closed form")
     p.add_argument("--format", choices=["table", "json"], default="table")
@@ -149,11 +162,10 @@ def _measures_parser(sub) -> None:
 
 
 def _cmd_eval(args) -> str:
-    from rpdi.metrics import evaluate, load_qrels, load_runs, parse_measure
+    from rpdi.metrics import evaluate, load_qrels, load_runs
     from rpdi.metrics.trec import InputError
 
-    for m in args.measures:  # malformed measures are reported before the files are read
-        parse_measure(m)
+    _check_closed_forms(args.measures)
     qrels, runs = load_qrels(args.qrels), load_runs(args.runs)
     options = dict(per_topic=args.per_topic, topics=args.topics, undefined=args.undefined,
                    average=args.average, float32_scores=args.float32_scores)
@@ -165,19 +177,43 @@ def _cmd_eval(args) -> str:
             try:
                 evaluate(qrels, runs, [m], **options)
             except (MemoryError, OverflowError):
-                raise InputError(f"measure {m!r}: cutoff or parameter too large ({reason})") from None
+                raise InputError(f"measure {m!r}: too large to evaluate ({reason})") from None
         raise InputError(f"too large to evaluate ({reason})") from None
     return _format_eval(records, args.format)
 
 
+def _check_closed_forms(measures) -> None:
+    """Malformed measures, and models of one's own (no closed form), before any file is read."""
+    from rpdi.metrics import parse_measure
+    from rpdi.metrics.trec import InputError
+    from rpdi.usermodels.plugin import is_plugin
+
+    for m in measures:
+        if is_plugin(m):
+            raise InputError(f"measure {m!r}: a model of one's own has no closed form; "
+                             f"use rpdi simulate (exact and simulated values) or rpdi properties")
+        parse_measure(m)
+
+
 def _cmd_simulate(args) -> str:
     from rpdi.experiments.report import Summary
+    from rpdi.metrics.trec import InputError
     from rpdi.simulate.check import describe, simulate
+    from rpdi.simulate.settings import check_settings
+    from rpdi.usermodels import model_for
 
-    records, verdict = simulate(args.qrels, args.runs, args.measures, users=args.users, seed=args.seed,
-                                engine=args.engine, per_topic=args.per_topic, convention=args.convention,
-                                topics=args.topics, target_stderr=args.target_stderr,
-                                max_users=args.max_users, progress=True, alpha=args.alpha, with_verdict=True)
+    check_settings(dict(users=args.users, seed=args.seed, target_stderr=args.target_stderr,
+                        max_users=args.max_users), prefix="--")
+    try:
+        records, verdict = simulate(args.qrels, args.runs, args.measures, users=args.users, seed=args.seed,
+                                    engine=args.engine, per_topic=args.per_topic, convention=args.convention,
+                                    topics=args.topics, target_stderr=args.target_stderr,
+                                    max_users=args.max_users, progress=True, alpha=args.alpha,
+                                    with_verdict=True, force=args.force)
+    except MemoryError as exc:  # arrays grow with the depth read: name the deepest measure
+        reason = (str(exc).splitlines() or ["out of memory"])[0]
+        deepest = max(args.measures, key=lambda m: model_for(m).k or 0)
+        raise InputError(f"measure {deepest!r}: too large to simulate ({reason})") from None
     text = _format_records(records, args.format, SIMULATE_FIELDS)
     lines = "\n".join(describe(verdict)) + "\n"
     if args.format == "table":
@@ -195,17 +231,15 @@ def _cmd_compare(args) -> str:
     from rpdi.experiments import compare_plots
     from rpdi.experiments.compare import (FIELDS, POWER_FIELDS, USER_FIELDS, compare, discriminative_power,
                                           format_power, format_table)
-    from rpdi.metrics import parse_measure
     from rpdi.metrics.trec import InputError
+    from rpdi.simulate.settings import check_settings
 
-    for m in args.measures:  # malformed measures are reported before the files are read
-        parse_measure(m)
+    _check_closed_forms(args.measures)
+    check_settings(dict(seed=args.seed, users=args.users or 0), prefix="--")
     if args.per_topic:
         raise InputError("--per-topic: compare reports pairs of runs over all topics, not single topics")
     if args.discriminative_power and args.baseline:
         raise InputError("--discriminative-power compares all pairs of runs; drop --baseline")
-    if args.users is not None and args.users < 0:
-        raise InputError(f"--users: must be >= 0, not {args.users}")
     records = compare(args.qrels, args.runs, args.measures, baseline=args.baseline, test=args.test,
                       correction=args.correction, alpha=args.alpha, resamples=args.resamples,
                       seed=args.seed, interval=args.interval, topics=args.topics, users=args.users,
@@ -234,7 +268,7 @@ def _cmd_run(args) -> str:
     from rpdi.experiments.run import run_experiment
 
     return run_experiment(args.config, out=args.out, workers=args.workers, scheduler=args.scheduler,
-                          fresh=args.fresh, progress=True)
+                          fresh=args.fresh, progress=True, force=args.force)
 
 
 def _cmd_properties(args) -> str:
@@ -244,13 +278,19 @@ def _cmd_properties(args) -> str:
     from rpdi.usermodels.plugin import is_plugin
     from rpdi.usermodels.properties import analyse_model
 
+    from rpdi.metrics.trec import InputError
+
     records = []
     for text in args.measures:
-        if args.model or is_plugin(text):
-            analysis = analyse_model(model_for(text))
-        else:
-            m = parse_measure(text)
-            analysis = analyse(closed_form_scorer(m), k=int(m.cutoff or 10), grades=grades_for(m))
+        try:
+            if args.model or is_plugin(text):
+                analysis = analyse_model(model_for(text))
+            else:
+                m = parse_measure(text)
+                analysis = analyse(closed_form_scorer(m), k=int(m.cutoff or 10), grades=grades_for(m))
+        except MemoryError as exc:
+            reason = (str(exc).splitlines() or ["out of memory"])[0]
+            raise InputError(f"measure {text!r}: its depth is too large to analyse ({reason})") from None
         records.append(analysis.record(text))
     if args.format == "json":
         import json
@@ -265,6 +305,8 @@ def _cmd_properties(args) -> str:
         return f"{case['ranking']}" + (f" (R={case['R']})" if "R" in case else "") + f" scores {_fmt(case['score'])}"
 
     for r in records:
+        if r["search"].startswith("sampled"):
+            lines.append(f"{r['measure']}: {r['search']}")
         for prop, ex in r["counterexamples"].items():
             shown = show(ex) + (f" vs {show(ex['versus'])}" if "versus" in ex else "")
             lines.append(f"{r['measure']}: not {prop}: {ex['why']}" + (f": {shown}" if shown else ""))
@@ -385,23 +427,68 @@ def main(argv: list[str] | None = None) -> int:
     from rpdi.metrics.trec import InputError
 
     try:
-        text = args.handler(args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RuntimeWarning)
+            text = args.handler(args)
+        _numeric_warnings(caught)
     except InputError as exc:
         print(f"rpdi {args.command}: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"rpdi {args.command}: interrupted; finished tasks are kept, rerun to resume", file=sys.stderr)
+        finished = "; finished tasks are kept, rerun to resume" if args.command == "run" else ""
+        print(f"rpdi {args.command}: interrupted{finished}", file=sys.stderr)
         return 130
+    except ArithmeticError as exc:  # a numeric warning, or an overflow no closer code named
+        print(f"rpdi {args.command}: numeric error: {exc}", file=sys.stderr)
+        return 1
+    except MemoryError as exc:  # what was too big: the message of whoever raised it, else the command
+        what = (str(exc).splitlines() or [""])[0] or f"the input or settings of rpdi {args.command}"
+        print(f"rpdi {args.command}: out of memory: {what}", file=sys.stderr)
+        return 1
     except Exception as exc:  # never a traceback (set RPDI_DEBUG=1 to see one)
-        import os
-
         if os.environ.get("RPDI_DEBUG"):
             raise
+        if isinstance(exc, OSError) and exc.filename is not None:  # a full disk while writing results
+            print(f"rpdi {args.command}: {exc.filename}: {exc.strerror}", file=sys.stderr)
+            return 1
         reason = (str(exc).splitlines() or [""])[0]
         print(f"rpdi {args.command}: internal error: {type(exc).__name__}: {reason}", file=sys.stderr)
         return 1
-    sys.stdout.write(text)
-    return getattr(text, "status", 0)  # rpdi run and rpdi simulate: 1 on an undeclared disagreement
+    # rpdi run and rpdi simulate: 1 on an undeclared disagreement
+    return _write_stdout(args.command, text) or getattr(text, "status", 0)
+
+
+def _numeric_warnings(caught) -> None:
+    """A numeric warning (overflow, NaN, division by zero) means a result may be wrong: none is
+    printed then, but one line naming where it happened (set RPDI_DEBUG=1 to see them all)."""
+    numeric = [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    if numeric:
+        w = numeric[0]
+        raise ArithmeticError(f"{w.message} ({os.path.basename(w.filename)}:{w.lineno}); no result is given, "
+                              f"as it may be wrong")
+
+
+def _write_stdout(command: str, text: str) -> int:
+    """Write the result: a closed pipe (rpdi ... | head) ends quietly, as Unix tools do; any
+    other failure (a full disk) is one line naming where the output went, and status 1."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    except BrokenPipeError:
+        error = None
+    except OSError as exc:
+        error = exc.strerror
+    where = "standard output"
+    with contextlib.suppress(OSError, ValueError):
+        fd = sys.stdout.fileno()
+        if os.path.exists(f"/proc/self/fd/{fd}"):
+            where += f" ({os.path.realpath(f'/proc/self/fd/{fd}')})"
+        os.dup2(os.open(os.devnull, os.O_WRONLY), fd)  # the interpreter's flush at exit must not fail again
+    if error is None:
+        return 0
+    print(f"rpdi {command}: cannot write the result to {where}: {error}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

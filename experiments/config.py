@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from rpdi.metrics.trec import InputError
+from rpdi.simulate.settings import Settings, validation_message
 from rpdi.usermodels.plugin import is_plugin
 
 
@@ -21,16 +22,14 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=False)
 
 
-class Experiment(_Strict):
+class Experiment(Settings):
+    """The simulation settings (validated as on the command line) and the experiment's name."""
+
     name: str = Field(min_length=1)
-    seed: int = 0
-    users: int = Field(10_000, ge=0, description="simulated users per (run, topic, measure)")
-    engine: Literal["vector", "agent"] = "vector"
-    target_stderr: float | None = Field(None, gt=0)
-    max_users: int = Field(10_000_000, ge=1)
-    convention: Literal["unknown", "nonrelevant", "stop"] = "unknown"
-    topics: Literal["qrels", "intersection"] = "qrels"
     alpha: float = Field(0.01, gt=0, lt=1, description="family-wise error rate of the three-way verdict")
+
+
+MAX_SYNTHETIC = 50_000_000  # ranked documents of a synthetic collection (a few GB of arrays)
 
 
 class Synthetic(_Strict):
@@ -41,6 +40,14 @@ class Synthetic(_Strict):
     max_grade: int = Field(3, ge=1)
     pool_depth: int = Field(20, ge=0, description="documents of every run judged per topic")
     no_relevant: float = Field(0.1, ge=0, le=1, description="share of topics with nothing relevant")
+
+    @model_validator(mode="after")
+    def _fits_in_memory(self):
+        documents = self.topics * self.runs * self.depth
+        if documents > MAX_SYNTHETIC:
+            raise ValueError(f"topics x runs x depth = {documents:.3g} ranked documents, more than the "
+                             f"{MAX_SYNTHETIC:.0e} a synthetic collection may hold in memory")
+        return self
 
 
 class Data(_Strict):
@@ -129,9 +136,7 @@ def load_config(path: str) -> tuple[Config, str]:
     try:
         config = Config.model_validate(raw)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(x) for x in err["loc"]) or "(top level)"
-        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        where, msg = validation_message(exc)
         raise InputError(f"{path}: {where}: {msg}") from None
     base = os.path.dirname(os.path.abspath(path))
     for entry in config.measures:  # a model of one's own: its file relative to the config

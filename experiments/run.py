@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import contextmanager
 from importlib import resources
 
 from rpdi.experiments.config import expand_measures, load_config
-from rpdi.experiments.report import write_report
+from rpdi.experiments.report import Summary, write_report
 from rpdi.experiments.runner import confirm_cell, execute, plan
 from rpdi.metrics.trec import InputError
 from rpdi.simulate import check
@@ -30,29 +31,68 @@ def _task_label(result: dict) -> str:
 
 
 def run_experiment(config: str = "validate_core", out: str | None = None, workers: int = 1,
-                   scheduler: str | None = None, fresh: bool = False, progress: bool = False) -> str:
+                   scheduler: str | None = None, fresh: bool = False, progress: bool = False,
+                   force: bool = False) -> str:
     """Run an experiment config end to end; returns the terminal summary.
 
     Everything is validated (config, data, measures) before anything is written. The summary
     (a str) carries the three-way verdict: ``.verdict`` and ``.status`` (0 agree, 1 an
     undeclared disagreement), see :func:`rpdi.simulate.check.verdict`.
+    ``force`` (as the config's ``force``) simulates even beyond
+    :data:`rpdi.simulate.work.TIME_LIMIT`.
     """
     if workers < 1:
         raise InputError(f"--workers: must be >= 1, not {workers}")
     path = config_path(config)
     cfg, base = load_config(path)
     measures = expand_measures(cfg, path)
+    cfg.experiment.force = cfg.experiment.force or force
     tasks = plan(cfg)
     if out is None:
         out = os.path.join(base, cfg.output.dir) if cfg.output.dir else os.path.join("results", cfg.experiment.name)
-    started = time.perf_counter()
-    results = execute(tasks, out, workers=workers, scheduler=scheduler, fresh=fresh, progress=progress)
-    manifest = {"experiment": cfg.experiment.name, "seed": cfg.experiment.seed, "tasks": len(tasks),
-                "workers": workers, "scheduler": scheduler, "seconds": time.perf_counter() - started,
-                "task_seconds": {_task_label(r): r["seconds"] for r in results}}
-    by_id = {t["id"]: t for t in tasks}
-    cells = [c | {"task": res["id"]} for res in results for c in res.get("cells", [])]
-    readings = {c["run"]: c for c in cells if c["kind"] == "reading"}  # every task of a run reads it
-    cells = [c for c in cells if c["kind"] != "reading"] + list(readings.values())
-    verdict = check.verdict(cells, cfg.experiment.alpha, lambda c: confirm_cell(by_id[c["task"]], c))
-    return write_report(out, cfg, path, measures, results, manifest, verdict)
+    with output_lock(out):
+        started = time.perf_counter()
+        results, reused = execute(tasks, out, workers=workers, scheduler=scheduler, fresh=fresh,
+                                  progress=progress)
+        manifest = {"experiment": cfg.experiment.name, "seed": cfg.experiment.seed, "tasks": len(tasks),
+                    "reused": reused, "workers": workers, "scheduler": scheduler,
+                    "seconds": time.perf_counter() - started,
+                    "task_seconds": {_task_label(r): r["seconds"] for r in results}}
+        by_id = {t["id"]: t for t in tasks}
+        cells = [c | {"task": res["id"]} for res in results for c in res.get("cells", [])]
+        readings = {c["run"]: c for c in cells if c["kind"] == "reading"}  # every task of a run reads it
+        cells = [c for c in cells if c["kind"] != "reading"] + list(readings.values())
+        verdict = check.verdict(cells, cfg.experiment.alpha, lambda c: confirm_cell(by_id[c["task"]], c))
+        report = write_report(out, cfg, path, measures, results, manifest, verdict)
+    summary = Summary(f"{reused} of {len(tasks)} tasks reused from {os.path.join(out, 'tasks')}, "
+                      f"{len(tasks) - reused} computed\n" + report)
+    summary.verdict, summary.status = report.verdict, report.status
+    return summary
+
+
+@contextmanager
+def output_lock(out: str):
+    """Create the output directory and hold a lock on it (fcntl.flock on the directory itself)
+    while writing: a second run on the same directory is refused in one line. InputError naming
+    the path when the directory cannot be made or opened."""
+    try:
+        os.makedirs(out, exist_ok=True)
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied")
+        fd = os.open(out, os.O_RDONLY)
+    except OSError as exc:
+        why = "is a file, not a directory" if os.path.isfile(out) else f"cannot be written ({exc.strerror})"
+        raise InputError(f"output directory {out}: {why}") from None
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # no flock (Windows): no lock
+            pass
+        except OSError:
+            raise InputError(f"output directory {out}: another rpdi run is writing there; wait for "
+                             f"it or give another --out") from None
+        yield
+    finally:
+        os.close(fd)

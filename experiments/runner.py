@@ -4,7 +4,10 @@ Every task carries everything it needs (data source, experiment settings, measur
 computes, for each topic, the closed form, the exact expectation and the simulation. Its random
 streams are keyed by (seed, run, topic, measure), so results are the same whichever process or
 machine runs it, in whatever order. Each finished task is written to ``OUT/tasks/<id>.json``
-atomically as it completes; a rerun skips the tasks already there (``fresh`` starts over).
+atomically as it completes; a rerun skips the tasks already there (``fresh`` starts over). The
+id hashes everything the result depends on, file contents included (:func:`fingerprint`), so
+an edited qrels, run or model file is computed anew. Local workers ignore Ctrl-C (the parent
+stops them at once, keeping what finished) and die with the parent.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import time
+import warnings
 from functools import lru_cache
 
 import numpy as np
@@ -48,9 +53,31 @@ def load_data(source: dict):
     return _load(json.dumps(source, sort_keys=True))
 
 
+def _digest(path: str) -> str:
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read: {exc.strerror}") from None
+
+
+def fingerprint(source: dict, measures: list[str]) -> dict[str, dict]:
+    """Per measure, what a task's result depends on beyond its settings: the contents of the
+    qrels and run files, the source of a model of one's own, and rpdi's version (not paths)."""
+    from importlib.metadata import version
+
+    from rpdi.usermodels.plugin import plugin_path
+
+    files = [_digest(f) for f in ([source["qrels"], *source["runs"]] if "qrels" in source else [])]
+    models = {m: plugin_path(m) for m in measures}
+    return {m: {"files": files, "model": _digest(path) if path else None, "rpdi": version("rpdi")}
+            for m, path in models.items()}
+
+
 def plan(config: Config) -> list[dict]:
     """The tasks of a config, one per (measure, run), in a fixed order; then, with
-    ``agent_check``, one per (measure, run) of its subset on the agent engine."""
+    ``agent_check``, one per (measure, run) of its subset on the agent engine. A task's id hashes
+    all its result depends on (:func:`fingerprint`), so a changed input is computed anew."""
     source = data_source(config)
     if "synthetic" in source:
         runs = [r.name for r in load_data(source)[1]]
@@ -60,8 +87,10 @@ def plan(config: Config) -> list[dict]:
             dup = next(r for r in runs if runs.count(r) > 1)
             raise InputError(f"data.runs: two run files are named {dup!r}")
         load_data(source)  # a malformed qrels or run file is reported before anything is written
-    settings = config.experiment.model_dump(exclude={"name"})
-    pairs = [("main", measure, run, settings) for measure in expand_measures(config) for run in runs]
+    settings = config.experiment.model_dump(exclude={"name", "force"})
+    measures = expand_measures(config)
+    inputs = fingerprint(source, measures)
+    pairs = [("main", measure, run, settings) for measure in measures for run in runs]
     agent = config.agent_check
     if agent is not None:  # the agent engine on a subset, for the verdict
         on_agents = settings | {"engine": "agent", "users": agent.users, "target_stderr": None}
@@ -71,26 +100,40 @@ def plan(config: Config) -> list[dict]:
         spec = {"data": source, "settings": task_settings, "measure": measure, "run": run}
         if role != "main":
             spec["role"] = role
-        key = json.dumps(spec, sort_keys=True).encode()
+        key = json.dumps({**spec, "inputs": inputs[measure]}, sort_keys=True).encode()
         spec["id"] = hashlib.sha256(key).hexdigest()[:20]
+        spec["force"] = config.experiment.force
         tasks.append(spec)
     return tasks
 
 
 def run_task(spec: dict) -> dict:
-    """Compute one task: per-topic records, the mean stopping distribution and the residuals."""
+    """Compute one task: per-topic records, the mean stopping distribution and the residuals. A
+    numeric warning (overflow, NaN) is an ArithmeticError naming the task: its result may be wrong."""
+    started = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:  # also in a worker process, where the
+        warnings.simplefilter("always", RuntimeWarning)  # command line's own check cannot see them
+        result = _compute(spec)
+    numeric = [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    if numeric:
+        raise ArithmeticError(f"{spec['measure']} on run {spec['run']}: {numeric[0].message} "
+                              f"({os.path.basename(numeric[0].filename)}:{numeric[0].lineno})")
+    return {**result, "seconds": time.perf_counter() - started}
+
+
+def _compute(spec: dict) -> dict:
     from rpdi.metrics.rankings import build_rankings
     from rpdi.simulate.check import reading_cells, three_way
     from rpdi.usermodels import model_for
 
-    started = time.perf_counter()
     qrels, runs = load_data(spec["data"])
     run = next(r for r in runs if r.name == spec["run"])
     s = spec["settings"]
     rankings = build_rankings(qrels, [run], s["topics"])
     records, (ex,), cells = three_way(
         rankings, [model_for(spec["measure"])], users=s["users"], seed=s["seed"], engine=s["engine"],
-        per_topic=True, convention=s["convention"], target_stderr=s["target_stderr"], max_users=s["max_users"])
+        per_topic=True, convention=s["convention"], target_stderr=s["target_stderr"], max_users=s["max_users"],
+        force=spec["force"])
     for r in records:
         r["engine"] = s["engine"]
     if spec.get("role", "main") == "main":
@@ -101,12 +144,13 @@ def run_task(spec: dict) -> dict:
                 for t, r in zip(rankings.topics[present], ex.residual[0][present])}
     return {"id": spec["id"], "measure": spec["measure"], "run": spec["run"], "engine": s["engine"],
             "role": spec.get("role", "main"), "records": records, "cells": cells,
-            "stop": stop.tolist(), "residual": residual, "seconds": time.perf_counter() - started}
+            "stop": stop.tolist(), "residual": residual}
 
 
 def execute(tasks: list[dict], out_dir: str, workers: int = 1, scheduler: str | None = None,
-            fresh: bool = False, progress: bool = False) -> list[dict]:
-    """Run the tasks not yet stored under ``out_dir/tasks``; return all results in plan order."""
+            fresh: bool = False, progress: bool = False) -> tuple[list[dict], int]:
+    """Run the tasks not yet stored under ``out_dir/tasks``; return all results in plan order and
+    how many were reused from the store. On an interrupt every finished task stays stored."""
     store = os.path.join(out_dir, "tasks")
     if fresh and os.path.isdir(store):
         shutil.rmtree(store)
@@ -119,25 +163,55 @@ def execute(tasks: list[dict], out_dir: str, workers: int = 1, scheduler: str | 
         write_atomic(path(result["id"]), json.dumps(result))
         bar.update(1)
 
-    if not pending:
-        pass
-    elif scheduler is not None:
-        _on_dask(pending, scheduler, keep)
-    elif workers > 1:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for future in as_completed([pool.submit(run_task, t) for t in pending]):
-                keep(future.result())
-    else:
-        for t in pending:
-            keep(run_task(t))
-    bar.close()
+    try:
+        if not pending:
+            pass
+        elif scheduler is not None:
+            _on_dask(pending, scheduler, keep)
+        elif workers > 1:
+            _on_processes(pending, workers, keep)
+        else:
+            for t in pending:
+                keep(run_task(t))
+    finally:
+        bar.close()
     results = []
     for t in tasks:
         with open(path(t["id"])) as fh:
             results.append(json.load(fh))
-    return results
+    return results, len(tasks) - len(pending)
+
+
+def _worker_start(parent: int) -> None:
+    """In each worker: leave Ctrl-C to the parent, and die with the parent (Linux: the kernel
+    sends SIGTERM when the parent dies, however it dies)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+
+
+def _on_processes(pending: list[dict], workers: int, keep) -> None:
+    """Run tasks on local worker processes; an interrupt or error stops them at once."""
+    import multiprocessing
+
+    pool = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn").Pool(
+        workers, initializer=_worker_start, initargs=(os.getpid(),))
+    try:
+        for result in pool.imap_unordered(run_task, pending):
+            keep(result)
+        pool.close()
+    except BaseException:
+        pool.terminate()  # Ctrl-C or a failed task: the other workers' work in progress is dropped
+        raise
+    finally:
+        pool.join()
 
 
 def confirm_cell(spec: dict, cell: dict) -> float:

@@ -301,7 +301,20 @@ def best(v: View) -> Score:
 
 
 def _gains(v: View, dcg: str) -> np.ndarray:
+    """The grade (dcg='log2') or 2^grade - 1; OverflowError where 2^grade passes float's range."""
+    if dcg != "log2" and v.grade.size and v.grade.max() >= EXP_GRADE_LIMIT:
+        raise OverflowError(f"exp-log2 gain 2^grade - 1 of grade {v.grade.max():g} passes float's range")
     return v.grade if dcg == "log2" else np.exp2(v.grade) - 1.0
+
+
+EXP_GRADE_LIMIT = 1024  # 2^1024 is beyond the largest float
+EXP_TOP = 500  # normalised measures scale exp-log2 gains to at most 2^EXP_TOP: squares stay finite
+
+
+def scaled_exp_gains(grade: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """(2^grade - 1) / 2^shift, computed without forming 2^grade (exact where no shift is needed:
+    shift 0 gives 2^grade - 1). A ratio of such gains with one shift per topic is unchanged."""
+    return np.exp2(grade - shift) - np.exp2(-shift)
 
 
 def discount(rank, b: int | None = None) -> np.ndarray:
@@ -336,9 +349,12 @@ def ndcg(v: View, dcg: str) -> Score:
     >>> round(score("nDCG(dcg='exp-log2')@2", [3, 2, 3, 0, 0, 1, 2, 2, 3, 0]), 2)
     0.78
     """
-    gains = _gains(v, dcg)
+    if dcg == "log2":
+        gains, ideal = v.grade, v.ideal
+    else:  # per topic, gains over 2^(top grade - EXP_TOP) so that grades of 1024 and more stay finite
+        shift = np.maximum(v.ideal[:, :1] - EXP_TOP, 0.0)
+        gains, ideal = scaled_exp_gains(v.grade, shift[None]), scaled_exp_gains(v.ideal, shift)
     actual = (gains * _log2_discount(v.k)).sum(axis=-1)
-    ideal = v.ideal if dcg == "log2" else np.exp2(v.ideal) - 1.0
     width = ideal.shape[1] if v.cutoff is None else min(v.k, ideal.shape[1])
     ideal_dcg = (ideal[:, :width] * _log2_discount(width)).sum(axis=-1)
     return Score(_div(actual, ideal_dcg))
@@ -457,7 +473,7 @@ def err(v: View, max_rel: float) -> Score:
     >>> score("ERR", [5, 3]) == score("ERR", [4, 3])
     True
     """
-    sat = (np.exp2(np.minimum(v.grade, max_rel)) - 1.0) / 2.0 ** max_rel
+    sat = scaled_exp_gains(np.minimum(v.grade, max_rel), max_rel)
     before = np.cumprod(np.concatenate([np.ones(sat.shape[:-1] + (1,)), 1 - sat[..., :-1]], axis=-1), axis=-1)
     return Score((sat * before / v.ranks).sum(axis=-1))
 

@@ -28,7 +28,6 @@ paper's Section 4, for depth k):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import product
 from typing import Callable
 
 import numpy as np
@@ -61,9 +60,11 @@ def test_rankings(vectors: np.ndarray, extra: np.ndarray, top: float) -> Ranking
 class Analysis:
     verdicts: dict[str, bool]
     counterexamples: dict[str, dict]
+    search: str = ""  # how the binary rankings were searched: exhaustively, or sampled
 
     def record(self, measure: str) -> dict:
-        return {"measure": measure, **self.verdicts, "counterexamples": self.counterexamples}
+        return {"measure": measure, **self.verdicts, "counterexamples": self.counterexamples,
+                "search": self.search}
 
 
 def _text(vector) -> str:
@@ -89,15 +90,46 @@ class _Probe:
         return np.asarray(self.scorer(test_rankings(vectors, extra, self.top), vectors.shape[1]), dtype=float)
 
 
+EXHAUSTIVE_DEPTH = 16  # all 2^k binary rankings are searched up to this depth; beyond, a sample
+SAMPLED = 1 << 16  # random binary rankings searched beyond EXHAUSTIVE_DEPTH (plus the k + 1 prefixes)
+CHUNK = 4096  # rankings scored at once: memory stays bounded whatever the depth
+
+
+def binary_chunks(k: int, top: float, seed: int = 0):
+    """(a function giving the chunks of binary test rankings anew, a sentence saying how they
+    are searched). Up to depth EXHAUSTIVE_DEPTH: all 2^k, in counting order; deeper:
+    the k + 1 rankings with the first j documents relevant, then SAMPLED random ones."""
+    if k <= EXHAUSTIVE_DEPTH:
+        def chunks():
+            for start in range(0, 2 ** k, CHUNK):
+                codes = np.arange(start, min(start + CHUNK, 2 ** k))
+                yield top * ((codes[:, None] >> np.arange(k - 1, -1, -1)) & 1)
+        return chunks, f"exhaustive: all {2 ** k} binary rankings of depth {k}"
+
+    def chunks():
+        yield top * (np.arange(k)[None, :] < np.arange(k + 1)[:, None])
+        for i in range(SAMPLED // CHUNK):
+            yield top * np.random.default_rng([seed, 1, i]).integers(0, 2, (CHUNK, k))
+    return chunks, (f"sampled: 2^{k} binary rankings are too many to enumerate (the limit is depth "
+                    f"{EXHAUSTIVE_DEPTH}); searched the {k + 1} with relevant documents first and "
+                    f"{SAMPLED} random ones")
+
+
 def analyse(scorer: Scorer, k: int = 10, grades: tuple = (0, 1, 2), samples: int = 3000,
             seed: int = 0, tol: float = 1e-13) -> Analysis:
-    """Decide the seven properties of a metric at depth k; see the module docstring."""
+    """Decide the seven properties of a metric at depth k; see the module docstring. The
+    rankings are scored in chunks of CHUNK (bounded memory); binary rankings deeper than
+    EXHAUSTIVE_DEPTH are sampled, as ``search`` of the result says."""
     top = float(max(grades))
     probe = _Probe(scorer, top)
     rng = np.random.default_rng(seed)
-    binary = np.array(list(product((0.0, top), repeat=k)))
+    binary, search = binary_chunks(k, top, seed)
     graded = rng.choice(np.asarray(grades, dtype=float), size=(samples, k))
-    vectors = np.concatenate([binary, graded])
+
+    def chunks():
+        yield from binary()
+        yield graded
+
     verdicts, examples = {}, {}
 
     def decide(name, found):
@@ -107,13 +139,22 @@ def analyse(scorer: Scorer, k: int = 10, grades: tuple = (0, 1, 2), samples: int
 
     bounded, sup = _bounded(probe, k, top, tol)
     decide("bounded", bounded)
-    decide("monotonic", _monotonic(probe, vectors, top, tol))
-    decide("convergent", _swap_in(probe, vectors, top, tol))
-    decide("top_weighted", _swap_up(probe, vectors, rng, tol))
-    decide("localized", _localized(probe, vectors, tol))
+    decide("monotonic", _monotonic(probe, chunks, top, tol))
+    decide("convergent", _swap_in(probe, chunks, top, tol))
+    decide("top_weighted", _clearest_over(chunks(), lambda v: _swap_up(probe, v, rng, tol)))
+    decide("localized", _clearest_over(chunks(), lambda v: _localized(probe, v, tol)))
     decide("complete", _complete(probe, k))
-    decide("realizable", _realizable(probe, k, top, sup, bounded))
-    return Analysis(verdicts, examples)
+    decide("realizable", _realizable(probe, binary, k, top, sup, bounded))
+    return Analysis(verdicts, examples, search)
+
+
+def _clearest_over(chunks, check):
+    """The clearest counterexample over all chunks: ``check(chunk)`` gives a chunk's clearest
+    (case, the vector the order is taken on) or None."""
+    found = [f for f in map(check, chunks) if f is not None]
+    if not found:
+        return None
+    return found[_clearest(np.array([key for _, key in found]))][0]
 
 
 def _slack(scores, tol):
@@ -164,35 +205,49 @@ def _bounded(probe, k, top, tol):
     return None, sup
 
 
-def _monotonic(probe, vectors, top, tol):
+def _monotonic(probe, chunks, top, tol):
     for add, spare in ((0.0, 0), (top, 1)):
-        extra = np.full(len(vectors), 1 + spare)  # the appended relevant one comes from the extras
-        before = probe(vectors, extra)
-        after = probe(np.concatenate([vectors, np.full((len(vectors), 1), add)], axis=1), extra - spare)
-        bad = np.flatnonzero(after < before - _slack(before, tol))
-        if bad.size:
-            j = bad[_clearest(vectors[bad])]
-            return {**_case(np.append(vectors[j], add), extra[j] - spare, after[j]),
-                    "versus": _case(vectors[j], extra[j], before[j]),
-                    "why": "extending the ranking by one document lowered the score"}
+        found = _clearest_over(chunks(), lambda v: _extended(probe, v, add, spare, tol))
+        if found is not None:
+            return found
     return None
 
 
-def _swap_in(probe, vectors, top, tol):
+def _extended(probe, vectors, add, spare, tol):
+    extra = np.full(len(vectors), 1 + spare)  # the appended relevant one comes from the extras
+    before = probe(vectors, extra)
+    after = probe(np.concatenate([vectors, np.full((len(vectors), 1), add)], axis=1), extra - spare)
+    bad = np.flatnonzero(after < before - _slack(before, tol))
+    if not bad.size:
+        return None
+    j = bad[_clearest(vectors[bad])]
+    return {**_case(np.append(vectors[j], add), extra[j] - spare, after[j]),
+            "versus": _case(vectors[j], extra[j], before[j]),
+            "why": "extending the ranking by one document lowered the score"}, vectors[j]
+
+
+def _swap_in(probe, chunks, top, tol):
     for extra0 in (1, 3):
-        rows, cols = np.nonzero(vectors == 0)
-        before_all = probe(vectors, extra0)
-        swapped = vectors[rows].copy()
-        swapped[np.arange(len(rows)), cols] = top
-        after = probe(swapped, extra0 - 1)
-        bad = np.flatnonzero(after <= before_all[rows] + _slack(before_all[rows], tol))
-        if bad.size:
-            j = bad[_clearest(swapped[bad])]
-            return {**_case(swapped[j], extra0 - 1, after[j]),
-                    "versus": _case(vectors[rows[j]], extra0, before_all[rows[j]]),
-                    "why": "a relevant document from outside the top k replaced a non-relevant one "
-                           "and the score did not rise"}
+        found = _clearest_over(chunks(), lambda v: _swapped_in(probe, v, extra0, top, tol))
+        if found is not None:
+            return found
     return None
+
+
+def _swapped_in(probe, vectors, extra0, top, tol):
+    rows, cols = np.nonzero(vectors == 0)
+    before_all = probe(vectors, extra0)
+    swapped = vectors[rows].copy()
+    swapped[np.arange(len(rows)), cols] = top
+    after = probe(swapped, extra0 - 1)
+    bad = np.flatnonzero(after <= before_all[rows] + _slack(before_all[rows], tol))
+    if not bad.size:
+        return None
+    j = bad[_clearest(swapped[bad])]
+    return {**_case(swapped[j], extra0 - 1, after[j]),
+            "versus": _case(vectors[rows[j]], extra0, before_all[rows[j]]),
+            "why": "a relevant document from outside the top k replaced a non-relevant one "
+                   "and the score did not rise"}, swapped[j]
 
 
 def _swap_up(probe, vectors, rng, tol):
@@ -208,22 +263,22 @@ def _swap_up(probe, vectors, rng, tol):
     swapped[np.arange(len(rows)), i], swapped[np.arange(len(rows)), j] = vectors[rows, j], vectors[rows, i]
     after = probe(swapped, 2)
     bad = np.flatnonzero(after <= before + _slack(before, tol))
-    if bad.size:
-        b = bad[_clearest(swapped[bad])]
-        return {**_case(swapped[b], 2, after[b]), "versus": _case(vectors[rows[b]], 2, before[b]),
-                "why": "moving a more relevant document up within the top k did not raise the score"}
-    return None
+    if not bad.size:
+        return None
+    b = bad[_clearest(swapped[bad])]
+    return {**_case(swapped[b], 2, after[b]), "versus": _case(vectors[rows[b]], 2, before[b]),
+            "why": "moving a more relevant document up within the top k did not raise the score"}, swapped[b]
 
 
 def _localized(probe, vectors, tol):
     a, b = probe(vectors, 1), probe(vectors, 7)
     differ = ~np.isclose(a, b, rtol=tol, atol=tol) & ~(np.isnan(a) & np.isnan(b))
     bad = np.flatnonzero(differ)
-    if bad.size:
-        j = bad[_clearest(vectors[bad])]
-        return {**_case(vectors[j], 1, a[j]), "versus": _case(vectors[j], 7, b[j]),
-                "why": "the same top k scored differently when the collection beyond it changed"}
-    return None
+    if not bad.size:
+        return None
+    j = bad[_clearest(vectors[bad])]
+    return {**_case(vectors[j], 1, a[j]), "versus": _case(vectors[j], 7, b[j]),
+            "why": "the same top k scored differently when the collection beyond it changed"}, vectors[j]
 
 
 def _complete(probe, k):
@@ -236,20 +291,31 @@ def _complete(probe, k):
     return None
 
 
-def _realizable(probe, k, top, sup, unbounded):
+def _realizable(probe, binary, k, top, sup, unbounded):
     if unbounded is not None:
         return {"why": "unbounded: there is no maximum to attain"}
-    binary = np.array(list(product((0.0, top), repeat=k)))
-    counts = (binary > 0).sum(axis=1)
     for R in sorted({1, max(1, k // 2), k, 2 * k}):
-        fits = counts <= R
-        vec = binary[fits]
-        scores = probe(vec, R - counts[fits])
-        if np.all(np.isnan(scores)):
+        best, kept = -np.inf, []  # the best score so far; per chunk, its best rankings' clearest
+        for chunk in binary():
+            counts = (chunk > 0).sum(axis=1)
+            vec = chunk[counts <= R]
+            if not len(vec):
+                continue
+            scores = probe(vec, R - (vec > 0).sum(axis=1))
+            if np.all(np.isnan(scores)):
+                continue
+            top_score = np.nanmax(scores)
+            if top_score < best - 1e-12:
+                continue
+            at_best = np.flatnonzero(scores >= top_score - 1e-12)  # of the best rankings, the one
+            j = at_best[_clearest(vec[at_best], fewest=False)]  # using most of R, relevant earliest
+            kept = [c for c in kept if c[2] >= top_score - 1e-12] + [(vec[j], R - int((vec[j] > 0).sum()), scores[j])]
+            best = max(best, top_score)
+        if not kept:
             continue
-        best = np.flatnonzero(scores >= np.nanmax(scores) - 1e-12)  # of the best rankings, the one
-        j = best[_clearest(vec[best], fewest=False)]  # using most of R, relevant documents earliest
-        if scores[j] < sup - 1e-6:
-            return {**_case(vec[j], R - counts[fits][j], scores[j]), "maximum": sup,
+        kept = [c for c in kept if c[2] >= best - 1e-12]
+        vector, extra, score = kept[_clearest(np.array([c[0] for c in kept]), fewest=False)]
+        if score < sup - 1e-6:
+            return {**_case(vector, extra, score), "maximum": sup,
                     "why": f"with R = {R} no ranking of depth {k} reaches the maximum {sup:.4g}"}
     return None

@@ -152,7 +152,8 @@ def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: 
     if not keep.all():
         t, d, score = t[keep], d[keep], score[keep]
     if float32_scores:
-        score = score.astype(np.float32).astype(np.float64)
+        with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as trec_eval stores it
+            score = score.astype(np.float32).astype(np.float64)
     same_topic = t[1:] == t[:-1]
     if bool((t[1:] >= t[:-1]).all() and ((score[1:] <= score[:-1]) | ~same_topic).all()):
         order = np.arange(len(t))  # already in ranking order, as most run files are

@@ -17,6 +17,7 @@ import gzip
 import io
 import math
 import os
+import stat
 import zlib
 from dataclasses import dataclass
 from typing import Mapping
@@ -185,7 +186,11 @@ def _flatten(nested, source, what):
 def _load_bytes(path: str) -> bytes:
     try:
         with open(path, "rb") as fh:
+            if stat.S_ISCHR(os.fstat(fh.fileno()).st_mode):  # /dev/zero, a terminal: no end to read
+                raise InputError(f"{path}: is a device, not a file")
             data = fh.read()
+    except MemoryError:
+        raise InputError(f"{path}: too large to read into memory") from None
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -195,6 +200,8 @@ def _load_bytes(path: str) -> bytes:
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
+        except MemoryError:
+            raise InputError(f"{path}: too large to decompress into memory") from None
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(f"{path}: broken gzip data: {exc}") from None
     return data

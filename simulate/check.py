@@ -32,8 +32,10 @@ from rpdi.simulate import agents, vector
 from rpdi.simulate.estimators import Moments
 from rpdi.simulate.progress import progress_bar
 from rpdi.simulate.ranking import BLOCK, block_rng, rankings_for, stream
+from rpdi.simulate.settings import check_settings
 from rpdi.simulate.stats import bennett_p, holm, p_values
-from rpdi.usermodels import CONVENTIONS, exact, model_for
+from rpdi.simulate.work import check_work, steps
+from rpdi.usermodels import exact, model_for
 
 ENGINES = {"vector": vector.sessions, "agent": agents.sessions}
 ZERO_VARIANCE = 1e-12  # a model's per-user variance below this (relative) counts as zero
@@ -207,7 +209,7 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
              engine: str = "vector", per_topic: bool = False, convention: str = "unknown",
              topics: str = "qrels", target_stderr: float | None = None,
              max_users: int = 10_000_000, progress: bool = False, alpha: float = ALPHA,
-             with_verdict: bool = False):
+             with_verdict: bool = False, force: bool = False):
     """Closed form, exact expectation and simulation side by side; a list of flat records
     ``{"run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr",
     "z", "users"}``, one per (run, topic) with ``per_topic`` and one per (run, measure) with
@@ -216,13 +218,11 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
     (see :func:`model_stderr`; rate by the delta method), z = (estimate - exact) / stderr, null
     where stderr is 0: the model's outcome does not vary, and estimate and exact must be equal.
     Undefined values (R = 0) are null and left out of means. With ``with_verdict`` it returns
-    (records, :func:`verdict` of every comparison at family-wise error rate ``alpha``)."""
-    if engine not in ENGINES:
-        raise InputError(f"engine: expected one of {', '.join(ENGINES)}, not {engine!r}")
-    if convention not in CONVENTIONS:
-        raise InputError(f"convention: expected one of {', '.join(CONVENTIONS)}, not {convention!r}")
-    if users < 0:
-        raise InputError(f"users: must be >= 0, not {users}")
+    (records, :func:`verdict` of every comparison at family-wise error rate ``alpha``). Settings are
+    validated as on the command line (:mod:`simulate.settings`); a simulation estimated beyond
+    :data:`simulate.work.TIME_LIMIT` seconds of work is refused unless ``force``."""
+    check_settings(dict(users=users, seed=seed, engine=engine, convention=convention, topics=topics,
+                        target_stderr=target_stderr, max_users=max_users, force=force))
     if not 0 < alpha < 1:
         raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
     models = [model_for(m) for m in measures]
@@ -230,7 +230,7 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
     rankings = build_rankings(qrels, runs, topics)
     records, expectations, cells = three_way(
         rankings, models, users=users, seed=seed, engine=engine, per_topic=per_topic, convention=convention,
-        target_stderr=target_stderr, max_users=max_users, progress=progress)
+        target_stderr=target_stderr, max_users=max_users, progress=progress, force=force)
     cells += reading_cells(qrels, runs, rankings)
     if not with_verdict:
         return records
@@ -245,18 +245,19 @@ def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed:
 
 def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic: bool,
               convention: str, target_stderr: float | None, max_users: int,
-              progress: bool = False) -> tuple[list[dict], list, list[dict]]:
+              progress: bool = False, force: bool = False) -> tuple[list[dict], list, list[dict]]:
     """:func:`simulate` on built :class:`metrics.rankings.Rankings` and models; also returns each
     model's :class:`usermodels.exact.Expectations` and the verdict's cells (:func:`verdict`)."""
     closed = [compute(rankings, [model.measure])[0] if model.measure.spec.compute is not None
               else Score(np.full(rankings.present.shape, np.nan)) for model in models]
-    records, expectations, cells = [], [], []
+    records, cells = [], []
     sampling = bool(users or target_stderr)
+    expectations = [exact(model, rankings, convention) for model in models]
+    if sampling:  # the exact E[N] first, to refuse unbounded work before it starts
+        check_work(steps(expectations, rankings.present, users, target_stderr, max_users), engine, force)
     bar = progress_bar(len(models) * int(rankings.present.sum()), progress and sampling, "ranking")
-    for model, cf in zip(models, closed):
+    for model, cf, ex in zip(models, closed, expectations):
         m = model.measure
-        ex = exact(model, rankings, convention)
-        expectations.append(ex)
         # a closed form is its user under trec_eval's padding (the tail read as non-relevant); under
         # convention stop the user stops at the list's end instead, and only the simulation tests it
         ex_closed = ex if convention != "stop" else exact(model, rankings, "nonrelevant")

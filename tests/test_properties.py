@@ -94,7 +94,7 @@ def rescore(scorer, vector, R, top):
 
 def verify(record, scorer, top, k=10):
     """Every 'no' has a counterexample that, re-scored, really violates the property."""
-    assert set(record) == {"measure", *PROPERTIES, "counterexamples"}
+    assert set(record) == {"measure", *PROPERTIES, "counterexamples", "search"}
     assert all(isinstance(record[p], bool) for p in PROPERTIES)
     examples = record["counterexamples"]
     assert set(examples) == {p for p in PROPERTIES if not record[p]}

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from rpdi.metrics.closed_forms import scaled_exp_gains
 from rpdi.usermodels.base import Branch, BrowsingModel
 
 
@@ -22,7 +23,7 @@ class ERR(BrowsingModel):
     citation = "Chapelle et al. 2009"
 
     def gains(self, grade, view):
-        return (np.exp2(np.minimum(grade, self.max_rel)) - 1.0) / 2.0 ** self.max_rel  # as metrics.closed_forms.err
+        return scaled_exp_gains(np.minimum(grade, self.max_rel), self.max_rel)  # as metrics.closed_forms.err
 
     def step(self, state, at):
         return [Branch(at.gain, 1.0, False), Branch(1 - at.gain, 0.0, self.before_cutoff(at.rank))]

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from rpdi.metrics.closed_forms import discount
+from rpdi.metrics.closed_forms import EXP_TOP, discount, scaled_exp_gains
 from rpdi.usermodels.base import BrowsingModel, geometric
 
 
@@ -52,3 +52,10 @@ class NDCG(DCG):
     measure_name = "nDCG"
     normalised = True
     rule = "DCG's user, scored against the same user on the ideal ranking"
+
+    def gains(self, grade, view):
+        """As DCG's, over 2^(largest grade - EXP_TOP) when that is positive: the ratio to the ideal
+        is unchanged and grades of 1024 and more do not overflow."""
+        if self.dcg == "log2":
+            return grade
+        return scaled_exp_gains(grade, max(view.max_grade - EXP_TOP, 0.0))

@@ -1,0 +1,58 @@
+"""How much simulation a request asks for, estimated before any user is simulated.
+
+The work is counted in user-document steps: for every ranking simulated, the number of users
+times the expected number of documents a user reads there, E[N], which the exact evaluator gives
+first. With ``target_stderr`` the users of a ranking are those its exact variance asks for,
+Var / target_stderr^2 (at least two blocks, at most ``max_users``). What would take longer than
+:data:`TIME_LIMIT` seconds on one core at the engine's speed (:data:`STEPS_PER_SECOND`: 10^10
+steps with the vector engine, 6 * 10^7 with the agent engine) is refused unless forced
+(``--force``, or ``force = true`` in a config's ``[experiment]``).
+
+>>> from rpdi.simulate.work import describe
+>>> describe(3.2e10, "vector")
+'about 3.2e+10 user-document steps (~1.8 h at 5e+06 steps a second with the vector engine)'
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rpdi.metrics.trec import InputError
+from rpdi.simulate.ranking import BLOCK
+
+TIME_LIMIT = 2000.0  # seconds of simulation on one core run without --force
+STEPS_PER_SECOND = {"vector": 5e6, "agent": 3e4}  # orders of magnitude on one core (RBP, ERR on CAsT)
+
+
+def steps(expectations, present: np.ndarray, users: int, target_stderr: float | None,
+          max_users: int) -> float:
+    """Estimated user-document steps of simulating every model's present, defined rankings."""
+    total = 0.0
+    for ex in expectations:
+        simulated = present & np.isfinite(ex.value)
+        depth = np.nan_to_num(ex.reach.sum(axis=-1), nan=ex.model.horizon, posinf=ex.model.horizon)
+        if target_stderr is None:
+            n = np.full(depth.shape, float(users))
+        else:
+            variance = ex.variance[ex.model.aggregation]
+            with np.errstate(invalid="ignore", over="ignore"):
+                n = np.where(np.isfinite(variance), np.ceil(variance / target_stderr ** 2), max_users)
+            n = np.clip(n, 2 * BLOCK, max_users)
+        total += float((n * depth)[simulated].sum())
+    return total
+
+
+def describe(work: float, engine: str) -> str:
+    hours = work / STEPS_PER_SECOND[engine] / 3600
+    when = f"{hours:.2g} h" if hours >= 1 else f"{hours * 60:.2g} min"
+    return (f"about {work:.2g} user-document steps (~{when} at {STEPS_PER_SECOND[engine]:.0e} steps a second "
+            f"with the {engine} engine)")
+
+
+def check_work(work: float, engine: str, force: bool) -> None:
+    """InputError with the estimate when ``work`` would take the engine longer than TIME_LIMIT
+    and is not forced."""
+    if work > TIME_LIMIT * STEPS_PER_SECOND[engine] and not force:
+        raise InputError(f"simulation too large: {describe(work, engine)}, more than the "
+                         f"{TIME_LIMIT / 60:.0f} min allowed; use fewer users (or a larger target stderr), "
+                         f"or --force (config: force = true)")
