@@ -16,13 +16,26 @@ The short API; each name is a documented function of the package it lives in:
 0.4255
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 
-from rpdi.experiments.compare import compare
-from rpdi.experiments.run import run_experiment
-from rpdi.metrics import evaluate, load_qrels, load_runs, parse_measure, score
-from rpdi import simulate  # the package, callable as rpdi.simulate(...)
-from rpdi.usermodels import exact, model_for
+# name -> module that defines it; imported on first use (PEP 562), so that `rpdi eval` does not
+# pay for scipy, matplotlib and simpy, which only other commands need.
+_API = {
+    "evaluate": "rpdi.metrics", "score": "rpdi.metrics", "load_qrels": "rpdi.metrics",
+    "load_runs": "rpdi.metrics", "parse_measure": "rpdi.metrics",
+    "exact": "rpdi.usermodels", "model_for": "rpdi.usermodels",
+    "run_experiment": "rpdi.experiments.run", "compare": "rpdi.experiments.compare",
+}
+
+
+def __getattr__(name: str):
+    if name == "simulate":  # the package itself, callable as rpdi.simulate(...)
+        return import_module("rpdi.simulate")
+    if name in _API:
+        return getattr(import_module(_API[name]), name)
+    raise AttributeError(f"module 'rpdi' has no attribute {name!r}")
+
 
 try:
     __version__ = version("rpdi")
