@@ -349,6 +349,8 @@ def _cmd_models(args) -> str:
     for name, cls in MODELS.items():
         lines.append(f"{MEASURES[name].describe()}  [{cls.aggregation}]\n    user: {cls.rule}\n"
                      f"    ref:  {cls.citation}")
+    closed_only = [name for name, spec in MEASURES.items() if not spec.model]
+    lines.append("no browsing model (closed form only, `rpdi eval`): " + ", ".join(closed_only))
     return "\n".join(lines) + "\n"
 
 
@@ -360,6 +362,10 @@ def _cmd_measures(args) -> str:
         cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[spec.cutoff]
         lines.append(f"{spec.describe()}{cutoff}\n    {spec.formula}\n    user: {spec.user_model}\n"
                      f"    ref:  {spec.citation}")
+    from rpdi.metrics.measures import TREC_FAMILIES
+
+    lines.append("trec_eval 10.0 names (aliases, with trec_eval's parameters, e.g. P_10, P.5,10, "
+                 "ndcg.1=3,2=9; all_trec, official): " + ", ".join(TREC_FAMILIES))
     return "\n".join(lines) + "\n"
 
 

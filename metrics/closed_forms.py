@@ -831,21 +831,18 @@ def g_measure(v: View, gains: str, binary: bool = False, rel: float = 1) -> Scor
     >>> round(score("BinG", "-$", R=1), 4)
     0.6309
     """
-    pairs = parse_gains(gains)
     if binary:
         got, ideal = v.relevant(rel), (v.ideal >= rel).astype(float)
+        total = v.R(rel)
     else:
+        pairs = parse_gains(gains)
         got, ideal = _result_gains(v, pairs), _ideal_gains(v, pairs)
-    width = v.k
-    ideal = np.pad(ideal, ((0, 0), (0, max(0, width - ideal.shape[1]))))[:, :width]
+        total = np.maximum(ideal, 0.0).sum(axis=-1)
+    ideal = np.pad(ideal, ((0, 0), (0, max(0, v.k - ideal.shape[1]))))[:, :v.k]
     cost = np.cumsum(np.maximum(ideal, 1.0), axis=-1)
     seen = np.cumsum(got, axis=-1)
     terms = np.where(got != 0, _div(got, np.log2(2 + cost - seen)), 0.0)
-    total_ideal = np.where(v.ideal > 0, v.ideal, 0.0).sum(axis=-1) if binary else \
-        np.maximum(_ideal_gains(v, pairs), 0.0).sum(axis=-1)
-    if binary:
-        total_ideal = v.R(rel)
-    return Score(np.nan_to_num(_div(terms.sum(axis=-1), total_ideal)))
+    return Score(np.nan_to_num(_div(terms.sum(axis=-1), total)))
 
 
 def _dcg_prefixes(v: View, pairs: dict, width: int):
@@ -870,8 +867,8 @@ def ndcg_rel(v: View, gains: str) -> Score:
     Reference: trec_eval ``ndcg_rel``.
 
     >>> from rpdi.metrics import score
-    >>> round(score("nDCGrel", "$-$", R=2), 4)
-    0.8066
+    >>> round(score("nDCGrel", "$-$", R=2), 4)  # (1/1 + 1.5/(1 + 1/log2(3))) / 2
+    0.9599
     """
     pairs = parse_gains(gains)
     width = max(v.k, v.ideal.shape[1])
