@@ -126,8 +126,7 @@ class Layout:
 
 
 QRELS = Layout("qrels", ("topic", "iter", "docno", "grade"), ("topic", "docno"), ("grade",), 4)
-RUN = Layout("run", ("topic", "Q0", "docno", "rank", "score", "tag"), ("topic", "docno", "tag"),
-             ("score",), None)
+RUN = Layout("run", ("topic", "Q0", "docno", "rank", "score", "tag"), ("topic", "docno"), ("score",), None)
 LENGTHS = Layout("document lengths", ("docno", "words"), ("docno",), ("words",), 2)
 
 
@@ -161,10 +160,9 @@ def read_run(path: str | os.PathLike, name: str | None = None, threads: bool = T
     :func:`run_name` (``stdin`` for ``-``). Fields after the tag are ignored."""
     path = os.fspath(path)
     columns = _read_table(path, RUN, threads)
-    tags = columns["tag"]
-    tag = tags[len(tags) - 1].as_py() if len(tags) else None
     default = "stdin" if path == "-" else run_name(path)
-    return Run(name or default, columns["topic"], columns["docno"], columns["score"], source=path, tag=tag)
+    return Run(name or default, columns["topic"], columns["docno"], columns["score"], source=path,
+               tag=columns["last line"].split()[5])
 
 
 def read_lengths(path: str | os.PathLike) -> dict[str, float]:
@@ -256,20 +254,26 @@ def _read_table(path: str, layout: Layout, threads: bool = True) -> dict:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(f"{path}:{line}: not UTF-8 text, not a TREC {layout.kind} file") from None
     body = _COMMENT.sub(b"", data) if b"#" in data and _COMMENT.search(data) else data
-    if not body or body.isspace():  # body.strip() would copy the file
+    end = len(body.rstrip())  # body.isspace() or body.strip() would scan or copy the file again
+    if not end:
         raise InputError(f"{path}: empty {layout.kind} file")
-    counts = _field_counts(body)
-    width = int(counts.max())
-    ok = bool(np.isin(counts, (0, len(layout.fields))).all()) if layout.max_fields else \
-        bool(((counts == 0) | (counts >= len(layout.fields))).all())
     columns = None
-    if ok:
+    if _single_spaced(body):
         try:
-            columns = (_parse_single_spaced(body, layout, threads) if _single_spaced(body, counts, layout)
-                       else _parse_white_space(body, layout, width))
-        except Exception:  # any refusal by the parsers is diagnosed below
+            columns = _parse_single_spaced(body, layout, threads)
+        except Exception:  # a line without exactly the layout's fields: the general parser decides
             columns = None
+    if columns is None:
+        counts = _field_counts(body)
+        n = len(layout.fields)
+        fields_ok = np.isin(counts, (0, n)) if layout.max_fields else (counts == 0) | (counts >= n)
+        if fields_ok.all():
+            try:
+                columns = _parse_white_space(body, layout, int(counts.max()))
+            except Exception:  # any refusal is diagnosed below
+                columns = None
     if columns is not None and _values_ok(columns, layout):
+        columns["last line"] = body[body.rfind(b"\n", 0, end) + 1: end].decode()
         return columns
     raise InputError(_diagnose(path, data, layout))
 
@@ -285,12 +289,10 @@ def _field_counts(data: bytes) -> np.ndarray:
     return np.bincount(np.searchsorted(newlines, starts), minlength=len(newlines) + 1)
 
 
-def _single_spaced(data: bytes, counts: np.ndarray, layout: Layout) -> bool:
-    """Fields separated by exactly one space and lines of exactly the layout's fields: what
-    pyarrow's CSV reader (space as the delimiter) reads."""
-    return (b"\t" not in data and b"\r" not in data and b"  " not in data and data[:1] != b" "
-            and b"\n " not in data and b" \n" not in data and not data.endswith(b" ")
-            and bool((counts[counts > 0] == len(layout.fields)).all()))
+def _single_spaced(data: bytes) -> bool:
+    """Fields separated by single spaces: what pyarrow's CSV reader with a space delimiter reads
+    (a blank at either end of a line makes one field too many, which it refuses)."""
+    return b"\t" not in data and b"\r" not in data and b"  " not in data
 
 
 def _parse_single_spaced(data: bytes, layout: Layout, threads: bool) -> dict:
