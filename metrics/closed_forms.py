@@ -360,18 +360,19 @@ def dcg(v: View, dcg: str, b: int | None) -> Score:
     return Score((_gains(v, dcg) * discount(np.arange(1, v.k + 1), b)).sum(axis=-1))
 
 
-def ndcg(v: View, dcg: str, gains: str) -> Score:
+def ndcg(v: View, dcg: str, level_gains: str) -> Score:
     """nDCG@k = DCG@k / DCG@k of the ideal ranking of all judged documents; undefined if 0.
 
     Without a cutoff the ranking is read to its end and the ideal ranking to R (trec_eval
-    ``ndcg``). ``gains`` gives trec_eval's ``level=gain`` pairs (``ndcg.1=3,2=9``) for
-    dcg='log2'. Reference: Järvelin & Kekäläinen (2002); trec_eval ``ndcg``, ``ndcg_cut_k``.
+    ``ndcg``). ``level_gains`` gives trec_eval's ``level=gain`` pairs (``ndcg.1=3,2=9``) for
+    dcg='log2' (closed form only: nDCG's browsing model reads grades as gains).
+    Reference: Järvelin & Kekäläinen (2002); trec_eval ``ndcg``, ``ndcg_cut_k``.
 
     >>> from rpdi.metrics import score
     >>> round(score("nDCG(dcg='exp-log2')@2", [3, 2, 3, 0, 0, 1, 2, 2, 3, 0]), 2)
     0.78
     """
-    pairs = parse_gains(gains)
+    pairs = parse_gains(level_gains)
     actual_gains = np.where(v.judged, _mapped(v.grade, pairs), 0.0) if pairs else _gains(v, dcg)
     actual = (actual_gains * _log2_discount(v.k)).sum(axis=-1)
     if pairs:
@@ -818,7 +819,7 @@ def _result_gains(v: View, pairs: dict) -> np.ndarray:
     return np.where(v.judged, _mapped(v.grade, pairs), 0.0)
 
 
-def g_measure(v: View, gains: str, binary: bool = False, rel: float = 1) -> Score:
+def g_measure(v: View, level_gains: str, binary: bool = False, rel: float = 1) -> Score:
     """G = (1/sum of the ideal gains) sum_i g_i / log2(2 + C_i - S_i), S_i the gain retrieved up
     to rank i, C_i = sum_{j<=i} max(ideal gain j, 1) (the ideal's gain, at least 1 a rank);
     binG is G with gains b_i (relevant or not): the mean over the relevant documents of
@@ -835,7 +836,7 @@ def g_measure(v: View, gains: str, binary: bool = False, rel: float = 1) -> Scor
         got, ideal = v.relevant(rel), (v.ideal >= rel).astype(float)
         total = v.R(rel)
     else:
-        pairs = parse_gains(gains)
+        pairs = parse_gains(level_gains)
         got, ideal = _result_gains(v, pairs), _ideal_gains(v, pairs)
         total = np.maximum(ideal, 0.0).sum(axis=-1)
     ideal = np.pad(ideal, ((0, 0), (0, max(0, v.k - ideal.shape[1]))))[:, :v.k]
@@ -859,7 +860,7 @@ def _dcg_prefixes(v: View, pairs: dict, width: int):
     return got, ideal, results, best
 
 
-def ndcg_rel(v: View, gains: str) -> Score:
+def ndcg_rel(v: View, level_gains: str) -> Score:
     """nDCGrel = the mean of nDCG@i over the ranks i of the relevant documents retrieved, each
     relevant document not retrieved counting the nDCG of the whole ranking; the ideal DCG stops
     growing once its positive gains are used up.
@@ -870,7 +871,7 @@ def ndcg_rel(v: View, gains: str) -> Score:
     >>> round(score("nDCGrel", "$-$", R=2), 4)  # (1/1 + 1.5/(1 + 1/log2(3))) / 2
     0.9599
     """
-    pairs = parse_gains(gains)
+    pairs = parse_gains(level_gains)
     width = max(v.k, v.ideal.shape[1])
     got, ideal, results, best = _dcg_prefixes(v, pairs, width)
     n_pos = (ideal > 0).sum(axis=-1)  # (T,)
@@ -883,7 +884,7 @@ def ndcg_rel(v: View, gains: str) -> Score:
     return Score(np.where(total > 0, _div(total, n_pos), 0.0))
 
 
-def r_ndcg(v: View, gains: str) -> Score:
+def r_ndcg(v: View, level_gains: str) -> Score:
     """RnDCG = the mean of nDCG@p over the positions p where the ideal ranking's gain drops
     (for binary judgments p = R), plus the nDCG of the whole ranking when it runs more than one
     document past the ideal's positive gains (trec_eval's loop); 0 if nothing is relevant.
@@ -894,7 +895,7 @@ def r_ndcg(v: View, gains: str) -> Score:
     >>> round(score("RnDCG", "-$-", R=1), 4)  # (nDCG@1 + nDCG) / 2
     0.3155
     """
-    pairs = parse_gains(gains)
+    pairs = parse_gains(level_gains)
     width = max(v.k, v.ideal.shape[1]) + 1
     got, ideal, results, best = _dcg_prefixes(v, pairs, width)
     n_pos = (ideal > 0).sum(axis=-1)  # (T,)

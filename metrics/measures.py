@@ -82,7 +82,7 @@ def _gains_ok(text: str) -> bool:
     return True
 
 
-_GAINS = Param("gains", str, "", "trec_eval's level=gain pairs, e.g. '1=3,2=9' (default: gain = grade)",
+_GAINS = Param("level_gains", str, "", "trec_eval's level=gain pairs, e.g. '1=3,2=9' (default: gain = grade)",
                _gains_ok, "level=gain pairs")
 _T = Param("T", float, 3.0, "expected number of relevant documents wanted", lambda x: x > 0, "> 0")
 _BETA = Param("beta", float, 1.0, "weight of recall against precision", lambda x: x > 0, "> 0")
@@ -257,7 +257,7 @@ MEASURES: dict[str, MeasureSpec] = {s.name: s for s in [
                 model=False),
     MeasureSpec("BinG", cf.g_measure, (_rel(),), "none",
                 "no browsing model: G with binary gains", "trec_eval binG", model=False,
-                extra={"binary": True, "gains": ""}),
+                extra={"binary": True, "level_gains": ""}),
     MeasureSpec("nDCGrel", cf.ndcg_rel, (_GAINS,), "none",
                 "no browsing model: the mean nDCG at the relevant documents", "trec_eval ndcg_rel",
                 model=False),
@@ -558,4 +558,4 @@ def _params(name: str, params: str | None) -> str:
     if name in ("rbp", "rbp_resid"):
         pairs = dict(item.split("=") for item in params.split(","))
         return f"p={float(pairs['p'])}" if "p" in pairs else ""
-    return f"gains='{params}'"
+    return f"level_gains='{params}'"
