@@ -246,12 +246,13 @@ def rankings_from_grades(grades, judged=None, R: int | None = None, judged_grade
                     np.array([ideal.size]), top)
 
 
-def score(measure: str, grades, **kwargs) -> float:
-    """One measure on one ranking given as grades (see :func:`rankings_from_grades`).
+def score(measure: str, grades, compat: str = "trec_eval", **kwargs) -> float:
+    """One measure on one ranking given as grades (see :func:`rankings_from_grades`);
+    ``compat="pytrec_eval"`` for trec_eval 9.x's interpolation rule.
 
     >>> round(score("RBP(p=0.8)", "$$---$----$-----$---"), 4)
     0.4526
     """
     m = parse_measure(measure)
-    value = m.compute(View(rankings_from_grades(grades, **kwargs), m.depth)).value[0, 0]
+    value = m.compute(View(rankings_from_grades(grades, **kwargs), m.depth, compat)).value[0, 0]
     return float(value)
