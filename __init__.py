@@ -16,18 +16,30 @@ The short API; each name is a documented function of the package it lives in:
 0.4255
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
-
-from rpdi.experiments.compare import compare
-from rpdi.experiments.run import run_experiment
-from rpdi.metrics import evaluate, load_qrels, load_runs, parse_measure, score
-from rpdi import simulate  # the package, callable as rpdi.simulate(...)
-from rpdi.usermodels import exact, model_for
 
 try:
     __version__ = version("rpdi")
 except PackageNotFoundError:  # imported from a source tree that was never installed
     __version__ = "unknown"
 
+# where each short-API name lives; imported on first use, so that ``import rpdi.metrics`` (and
+# the ``rpdi`` command's start-up) does not import the simulator and experiment runner (scipy)
+_HOMES = {"evaluate": "rpdi.metrics", "score": "rpdi.metrics", "load_qrels": "rpdi.metrics",
+          "load_runs": "rpdi.metrics", "parse_measure": "rpdi.metrics", "exact": "rpdi.usermodels",
+          "model_for": "rpdi.usermodels", "run_experiment": "rpdi.experiments.run",
+          "compare": "rpdi.experiments.compare"}
+
 __all__ = ["evaluate", "score", "simulate", "exact", "model_for", "run_experiment", "compare",
            "load_qrels", "load_runs", "parse_measure", "__version__"]
+
+
+def __getattr__(name: str):
+    if name == "simulate":  # the package, callable as rpdi.simulate(...)
+        return import_module("rpdi.simulate")
+    if name not in _HOMES:
+        raise AttributeError(f"module 'rpdi' has no attribute {name!r}")
+    value = getattr(import_module(_HOMES[name]), name)
+    globals()[name] = value
+    return value
