@@ -16,6 +16,7 @@ lround, "not platform-safe").
 """
 
 import io
+import math
 import sys
 from pathlib import Path
 
@@ -175,3 +176,124 @@ def test_fields_after_the_tag_and_comment_lines_are_ignored(tmp_path, sep):
     qrels.write_text("# judged\n1 0 a 1.7\n1 0 b 0\n")
     values = {r["measure"]: r["value"] for r in evaluate(str(qrels), [str(run)], ["num_ret", "num_rel", "P@1"])}
     assert values == {"num_ret": 2, "num_rel": 1, "P@1": 1.0}  # grade 1.7 is read as 1
+
+
+# trec_eval's per-topic loops (its m_*.c), written out document by document as an independent
+# reference for graded judgments and pool-unjudged documents, which its own test files lack.
+# rel_list: each retrieved document's grade, -1 pooled but unjudged, -2 not in the pool.
+
+def _levels(judged_grades):
+    """trec_eval's gains by level (gain = grade), highest first, with their counts."""
+    return sorted(((g, judged_grades.count(g)) for g in set(judged_grades)), reverse=True)
+
+
+def _ideal_walk(judged_grades, n):
+    """The ideal gain at positions 0..n-1 as trec_eval's level walk produces it (0 when used up)."""
+    walk = [g for g, count in _levels(judged_grades) for _ in range(count) if g > 0]
+    return walk[:n] + [0] * max(0, n - len(walk))
+
+
+def _ref_g(rel_list, judged):
+    ideal = _ideal_walk(judged, len(rel_list))
+    cost = seen = total = 0.0
+    for i, rel in enumerate(rel_list):
+        gain = max(rel, 0)
+        seen += gain
+        cost += max(ideal[i], 1.0)
+        if gain:
+            total += gain / math.log2(2 + cost - seen)
+    best = sum(g for g in judged if g > 0)
+    return total / best if best else 0.0
+
+
+def _ref_ndcg_rel(rel_list, judged):
+    n_pos = sum(1 for g in judged if g > 0)
+    if not n_pos:  # 0/0 in trec_eval, which then reports 0
+        return 0.0
+    ideal = _ideal_walk(judged, max(len(rel_list), n_pos))
+    results = ideal_dcg = total = 0.0
+    hits = 0
+    for i in range(max(len(rel_list), n_pos)):
+        gain = max(rel_list[i], 0) if i < len(rel_list) else 0
+        results += gain / math.log2(i + 2)
+        ideal_dcg += ideal[i] / math.log2(i + 2)
+        if gain > 0:
+            total += results / ideal_dcg
+            hits += 1
+    total += (n_pos - hits) * results / ideal_dcg
+    return total / n_pos if total > 0 else 0.0
+
+
+def _ref_rndcg(rel_list, judged):
+    n_pos = sum(1 for g in judged if g > 0)
+    if not n_pos:
+        return 0.0
+    width = max(len(rel_list), n_pos) + 1
+    ideal = _ideal_walk(judged, width)
+    results = ideal_dcg = total = 0.0
+    count, n = 0, len(rel_list)
+    for p in range(width):  # prefix lengths; the ideal's gain drops at p
+        if 0 < p <= n_pos and ideal[p] != ideal[p - 1]:
+            total += results / ideal_dcg
+            count += 1
+        if p < n:
+            results += max(rel_list[p], 0) / math.log2(p + 2)
+        ideal_dcg += ideal[p] / math.log2(p + 2)
+    if n > n_pos + 1:  # trec_eval's loop adds the whole ranking's nDCG after the ideal runs out
+        total += results / sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+        count += 1
+    return total / count
+
+
+def _ref_bpref_infap(rel_list, judged):
+    R = sum(1 for g in judged if g >= 1)
+    N = sum(1 for g in judged if g == 0)
+    bpref = inf_ap = 0.0
+    nonrel = rel = unjudged = 0
+    for j, g in enumerate(rel_list):
+        if g == -2:
+            continue
+        if g == -1:
+            unjudged += 1
+            continue
+        if g < 1:
+            nonrel += 1
+            continue
+        rel += 1
+        bpref += 1.0 - min(nonrel, R) / min(N, R) if nonrel else 1.0
+        inf_ap += 1.0 if j == 0 else 1 / (j + 1) + j / (j + 1) * (rel - 1 + nonrel + unjudged) / j * \
+            (rel - 1 + 0.00001) / (rel - 1 + nonrel + 2 * 0.00001)
+    return (bpref / R, inf_ap / R) if R else (0.0, 0.0)
+
+
+def test_graded_and_pooled_measures_follow_trec_evals_loops(tmp_path):
+    import random
+
+    rng = random.Random(9)
+    qrels, run, refs = [], [], {}
+    for t in range(40):
+        docs = [f"d{t}-{i}" for i in range(rng.randint(1, 25))]
+        grades = {d: rng.choice([-1, 0, 0, 1, 2, 3]) for d in docs if rng.random() < 0.7}
+        ranked = rng.sample(docs, rng.randint(1, len(docs)))
+        qrels += [f"{t} 0 {d} {g}" for d, g in grades.items()]
+        run += [f"{t} Q0 {d} {i + 1} {100 - i} r" for i, d in enumerate(ranked)]
+        if not any(g >= 0 for g in grades.values()):
+            continue  # trec_eval evaluates no topic without a judgment
+        rel_list = [grades.get(d, -2) for d in ranked]
+        judged = [g for g in grades.values() if g >= 0]
+        bpref, inf_ap = _ref_bpref_infap(rel_list, judged)
+        unjudged = [i for i, g in enumerate(rel_list) if g < 0]
+        resid = (0.9 ** len(rel_list) + 0.1 * sum(0.9 ** i for i in unjudged)) if unjudged else 0.0
+        refs[str(t)] = {"G": _ref_g(rel_list, judged), "ndcg_rel": _ref_ndcg_rel(rel_list, judged),
+                        "Rndcg": _ref_rndcg(rel_list, judged), "bpref": bpref, "infAP": inf_ap,
+                        "rbp_resid": resid}
+    (tmp_path / "q").write_text("\n".join(qrels) + "\n")
+    (tmp_path / "r").write_text("\n".join(run) + "\n")
+    ours = evaluate(str(tmp_path / "q"), [str(tmp_path / "r")], list(next(iter(refs.values()))),
+                    per_topic=True, topics="intersection")
+    checked = 0
+    for rec in ours:
+        if rec["topic"] in refs:
+            assert rec["value"] == pytest.approx(refs[rec["topic"]][rec["measure"]], abs=1e-12), rec
+            checked += 1
+    assert checked == 6 * len(refs) > 100
