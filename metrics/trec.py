@@ -117,10 +117,6 @@ class Layout:
     numbers: tuple[str, ...]
     max_fields: int | None  # None: any number of trailing fields
 
-    @property
-    def columns(self) -> tuple[int, ...]:
-        return tuple(self.fields.index(f) for f in self.text + self.numbers)
-
     def describe(self) -> str:
         return " ".join(self.fields) + (" [ignored ...]" if self.max_fields is None else "")
 
@@ -150,7 +146,7 @@ def read_qrels(path: str | os.PathLike, fractional: bool = False) -> Qrels:
     >>> read_qrels(p).grade.tolist(), read_qrels(p, fractional=True).grade.tolist()
     ([2.0, 0.0], [2.0, 0.5])
     """
-    columns = _read_table(os.fspath(path), QRELS)
+    columns, _ = _read_table(os.fspath(path), QRELS)
     grade = columns["grade"] if fractional else np.trunc(columns["grade"])
     return Qrels(columns["topic"], columns["docno"], grade, source=os.fspath(path))
 
@@ -159,16 +155,16 @@ def read_run(path: str | os.PathLike, name: str | None = None, threads: bool = T
     """Read a TREC run file (plain, .gz, or ``-`` for standard input); the name defaults to
     :func:`run_name` (``stdin`` for ``-``). Fields after the tag are ignored."""
     path = os.fspath(path)
-    columns = _read_table(path, RUN, threads)
+    columns, last_line = _read_table(path, RUN, threads)
     default = "stdin" if path == "-" else run_name(path)
     return Run(name or default, columns["topic"], columns["docno"], columns["score"], source=path,
-               tag=columns["last line"].split()[5])
+               tag=last_line.split()[5])
 
 
 def read_lengths(path: str | os.PathLike) -> dict[str, float]:
     """Document lengths in words from a file of ``docno words`` lines (for time-based users
     such as TBG's); the explicit alternative to a default length."""
-    columns = _read_table(os.fspath(path), LENGTHS)
+    columns, _ = _read_table(os.fspath(path), LENGTHS)
     docno = columns["docno"]
     names = docno.dictionary.to_pylist()
     return dict(zip((names[i] for i in to_numpy(docno.indices)), columns["words"].tolist()))
@@ -241,8 +237,9 @@ def _load_bytes(path: str) -> bytes:
 _COMMENT = re.compile(rb"^[ \t]*#[^\n]*(?:\n|$)", re.MULTILINE)
 
 
-def _read_table(path: str, layout: Layout, threads: bool = True) -> dict:
-    """The layout's text columns (pyarrow dictionary arrays) and number columns (float64)."""
+def _read_table(path: str, layout: Layout, threads: bool = True) -> tuple[dict, str]:
+    """The layout's text columns (pyarrow dictionary arrays) and number columns (float64), and
+    the file's last line that is not a comment (a run's tag is trec_eval's runid)."""
     data = _load_bytes(path)
     nul = data.find(b"\x00")
     if nul >= 0:
@@ -273,8 +270,7 @@ def _read_table(path: str, layout: Layout, threads: bool = True) -> dict:
             except Exception:  # any refusal is diagnosed below
                 columns = None
     if columns is not None and _values_ok(columns, layout):
-        columns["last line"] = body[body.rfind(b"\n", 0, end) + 1: end].decode()
-        return columns
+        return columns, body[body.rfind(b"\n", 0, end) + 1: end].decode()
     raise InputError(_diagnose(path, data, layout))
 
 
