@@ -30,8 +30,6 @@ def _collection_arguments() -> argparse.ArgumentParser:
     p.add_argument("--topics", choices=["qrels", "intersection"], default=None,
                    help="mean over all qrels topics (trec_eval -c; the default, except with --format trec) "
                         "or over those each run retrieved for (plain trec_eval)")
-    p.add_argument("--fractional-grades", action="store_true",
-                   help="keep fractional grades (default: their integer part, as trec_eval reads them)")
     p.add_argument("--doc-lengths", metavar="FILE",
                    help="document lengths in words ('docno words' lines) for time-based users (TBG)")
     return p
@@ -171,7 +169,7 @@ def _collection(args):
     from rpdi.metrics import load_runs
     from rpdi.metrics.trec import read_lengths, read_qrels, with_lengths
 
-    qrels = read_qrels(args.qrels, fractional=args.fractional_grades)
+    qrels = read_qrels(args.qrels)
     runs = load_runs(args.runs)
     if args.doc_lengths:
         lengths = read_lengths(args.doc_lengths)

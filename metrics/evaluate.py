@@ -40,15 +40,21 @@ def load_runs(runs) -> list[Run]:
         return list(pool.map(lambda r: r if isinstance(r, Run) else read_run(r, threads=False), runs))
 
 
-def compute(rankings: Rankings, measures: Sequence[Measure], compat: str = "trec_eval") -> list[Score]:
-    """Each measure's :class:`Score` over the rankings; views are shared between equal depths."""
-    views: dict[int | None, View] = {}
+def compute(rankings: Rankings, measures: Sequence[Measure], compat: str = "trec_eval",
+            integer_rankings: Rankings | None = None) -> list[Score]:
+    """Each measure's :class:`Score` over the rankings (over ``integer_rankings``, the same with
+    integer grades, for measures named as trec_eval names them, if the grades have fractions);
+    views are shared between equal depths."""
+    views: dict[tuple[bool, int | None], View] = {}
     scores = []
     for m in measures:
         if m.spec.between_runs and len(rankings.runs) < 2:
             raise InputError(f"measure {m.text!r}: compares runs with the first run given; give two or more runs")
-        view = views.get(m.depth) or views.setdefault(m.depth, View(rankings, m.depth, compat))
-        scores.append(m.compute(view))
+        integer = m.integer_grades and integer_rankings is not None
+        key = (integer, m.depth)
+        if key not in views:
+            views[key] = View(integer_rankings if integer else rankings, m.depth, compat)
+        scores.append(m.compute(views[key]))
     return scores
 
 
@@ -72,18 +78,24 @@ def expand(names: Iterable[str | Measure], level: float = 1, docs: float = 0.0) 
 
 
 def prepare(qrels, runs, topics: str = "qrels", compat: str = "trec_eval", max_docs: int | None = None,
-            judged_only: bool = False) -> Rankings:
+            judged_only: bool = False) -> tuple[Rankings, Rankings | None]:
     """The rankings evaluated: trec_eval's order (float32 scores under ``compat="pytrec_eval"``),
     cut to ``max_docs`` a topic (trec_eval -M), without unjudged documents if ``judged_only``
-    (trec_eval -J)."""
+    (trec_eval -J); and, if some grade has a fraction, the same rankings with trec_eval's integer
+    grades (their integer part), else None."""
     if compat not in COMPAT:
         raise InputError(f"compat: expected one of {', '.join(COMPAT)}, not {compat!r}")
-    rankings = build_rankings(load_qrels(qrels), load_runs(runs), topics, float32_scores=compat == "pytrec_eval")
-    if judged_only:
-        rankings = judged_only_rankings(rankings)
-    if max_docs is not None:
-        rankings = truncate(rankings, max_docs)
-    return rankings
+    qrels, runs = load_qrels(qrels), load_runs(runs)
+
+    def build(q: Qrels) -> Rankings:
+        rankings = build_rankings(q, runs, topics, float32_scores=compat == "pytrec_eval")
+        if judged_only:
+            rankings = judged_only_rankings(rankings)
+        return rankings if max_docs is None else truncate(rankings, max_docs)
+
+    whole = np.trunc(qrels.grade)
+    fractional = not np.array_equal(whole, qrels.grade)
+    return build(qrels), build(Qrels(qrels.topic, qrels.docno, whole, qrels.source)) if fractional else None
 
 
 def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool = False,
@@ -116,8 +128,8 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
         bad = [m.text for m in parsed if not m.spec.micro]
         if bad:
             raise InputError(f"measure {bad[0]!r}: has no micro-average (only ratio measures: P, R, SetP, SetR, Fallout)")
-    rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only)
-    scores = compute(rankings, parsed, compat)
+    rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only)
+    scores = compute(rankings, parsed, compat, integer_rankings)
     records = []
     for s, run in enumerate(rankings.runs):
         present = rankings.present[s]
@@ -165,9 +177,10 @@ def trec_report(qrels, runs, names: Sequence[str], *, per_topic: bool = False, t
         found = trec_lines(name, relevance_level, docs, strict=False)
         lines += found if found is not None else [TrecLine(name, TrecFamily("", "single"), parse_measure(name))]
     runs = load_runs(runs)
-    rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only)
+    rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only)
     measured = [line for line in lines if line.measure is not None]
-    scores = dict(zip(map(id, measured), compute(rankings, [line.measure for line in measured], compat)))
+    scores = dict(zip(map(id, measured), compute(rankings, [line.measure for line in measured], compat,
+                                                 integer_rankings)))
     out = []
     for s, run in enumerate(rankings.runs):
         present = rankings.present[s]

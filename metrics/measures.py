@@ -282,12 +282,15 @@ MEASURES: dict[str, MeasureSpec] = {s.name: s for s in [
 
 @dataclass(frozen=True)
 class Measure:
-    """A parsed measure name: its declaration, parameter values and cutoff."""
+    """A parsed measure name: its declaration, parameter values and cutoff. ``integer_grades``:
+    named as trec_eval names it, so grades are read as trec_eval reads them (1.5 as 1); rpdi's
+    own names keep fractional grades for graded gains."""
 
     text: str
     spec: MeasureSpec
     params: dict
     cutoff: int | float | None
+    integer_grades: bool = False
 
     def compute(self, view) -> "cf.Score":
         if self.spec.compute is None:
@@ -331,7 +334,7 @@ def parse_measure(text: str, measures: dict[str, MeasureSpec] | None = None) -> 
     if spec is None and measures is MEASURES:
         lines = trec_lines(text, strict=False)
         if lines is not None and len(lines) == 1 and lines[0].measure is not None:
-            return replace(lines[0].measure, text=text)
+            return replace(lines[0].measure, text=text)  # integer_grades, as trec_lines made it
     if spec is None:
         raise InputError(f"measure {text!r}: unknown measure {name!r}{_suggest(name, measures)} "
                          f"(see `rpdi measures`)")
@@ -516,7 +519,7 @@ def trec_lines(text: str, level: float = 1, docs: float = 0.0, strict: bool = Tr
 
 def _family_lines(name: str, family: TrecFamily, params: str | None, level: float, docs: float) -> list[TrecLine]:
     def measure(x: str = "") -> Measure:
-        return parse_measure(family.rpdi.format(rel=level, docs=docs, x=x), MEASURES)
+        return replace(parse_measure(family.rpdi.format(rel=level, docs=docs, x=x), MEASURES), integer_grades=True)
 
     if name == "runid":
         return [TrecLine(name, family, None)]

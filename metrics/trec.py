@@ -3,8 +3,8 @@
 qrels lines are ``topic iter docno grade``; run lines are ``topic Q0 docno rank score tag``,
 and anything after the tag is ignored (as trec_eval does). Fields are separated by white space,
 a line whose first non-blank character is ``#`` is a comment, and files may be gzip-compressed
-(or ``-``: standard input). Grades are integers as in trec_eval (1.5 is read as 1, the integer
-part) unless the caller asks for fractional grades. The rank column and the order of lines are
+(or ``-``: standard input). Grades are kept as written (trec_eval reads 1.5 as 1: measures named
+as trec_eval names them use the integer part, see :mod:`metrics.evaluate`). The rank column and the order of lines are
 ignored: ranking order is decided later, from the scores (see :mod:`metrics.rankings`).
 
 Files with single spaces between fields (the common case) are parsed by pyarrow's CSV reader;
@@ -135,20 +135,17 @@ def run_name(path: str | os.PathLike) -> str:
     return stem or base
 
 
-def read_qrels(path: str | os.PathLike, fractional: bool = False) -> Qrels:
+def read_qrels(path: str | os.PathLike) -> Qrels:
     """Read a TREC qrels file (plain, .gz, or ``-`` for standard input).
-
-    Grades are trec_eval's integers (the integer part: 1.5 is 1) unless ``fractional``.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "q.txt"
     >>> _ = p.write_text("# judged by hand\\n1 0 d1 2\\n1 0 d2 0.5\\n")
-    >>> read_qrels(p).grade.tolist(), read_qrels(p, fractional=True).grade.tolist()
-    ([2.0, 0.0], [2.0, 0.5])
+    >>> read_qrels(p).grade.tolist()
+    [2.0, 0.5]
     """
     columns, _ = _read_table(os.fspath(path), QRELS)
-    grade = columns["grade"] if fractional else np.trunc(columns["grade"])
-    return Qrels(columns["topic"], columns["docno"], grade, source=os.fspath(path))
+    return Qrels(columns["topic"], columns["docno"], columns["grade"], source=os.fspath(path))
 
 
 def read_run(path: str | os.PathLike, name: str | None = None, threads: bool = True) -> Run:

@@ -175,7 +175,16 @@ def test_fields_after_the_tag_and_comment_lines_are_ignored(tmp_path, sep):
     qrels = tmp_path / "qrels"
     qrels.write_text("# judged\n1 0 a 1.7\n1 0 b 0\n")
     values = {r["measure"]: r["value"] for r in evaluate(str(qrels), [str(run)], ["num_ret", "num_rel", "P@1"])}
-    assert values == {"num_ret": 2, "num_rel": 1, "P@1": 1.0}  # grade 1.7 is read as 1
+    assert values == {"num_ret": 2, "num_rel": 1, "P@1": 1.0}
+
+
+def test_trec_eval_names_read_integer_grades_rpdis_keep_fractions():
+    """The issue's example: a = 1.5, b = 1 ranked b, a. trec_eval reads a as 1, so ndcg = 1;
+    rpdi's nDCG keeps 1.5: (1 + 1.5/log2 3) / (1.5 + 1/log2 3) = 0.9134."""
+    qrels, run = {"q": {"a": 1.5, "b": 1}}, {"s": {"q": {"b": 2.0, "a": 1.0}}}
+    values = {r["measure"]: r["value"] for r in evaluate(qrels, run, ["ndcg", "nDCG", "P_2", "P@2"])}
+    assert values["ndcg"] == 1.0 and round(values["nDCG"], 4) == 0.9134
+    assert values["P_2"] == values["P@2"] == 1.0
 
 
 # trec_eval's per-topic loops (its m_*.c), written out document by document as an independent
