@@ -19,28 +19,27 @@ The short API; each name is a documented function of the package it lives in:
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 
-# name -> module that defines it; imported on first use (PEP 562), so that `rpdi eval` does not
-# pay for scipy, matplotlib and simpy, which only other commands need.
-_API = {
-    "evaluate": "rpdi.metrics", "score": "rpdi.metrics", "load_qrels": "rpdi.metrics",
-    "load_runs": "rpdi.metrics", "parse_measure": "rpdi.metrics",
-    "exact": "rpdi.usermodels", "model_for": "rpdi.usermodels",
-    "run_experiment": "rpdi.experiments.run", "compare": "rpdi.experiments.compare",
-}
-
-
-def __getattr__(name: str):
-    if name == "simulate":  # the package itself, callable as rpdi.simulate(...)
-        return import_module("rpdi.simulate")
-    if name in _API:
-        return getattr(import_module(_API[name]), name)
-    raise AttributeError(f"module 'rpdi' has no attribute {name!r}")
-
-
 try:
     __version__ = version("rpdi")
 except PackageNotFoundError:  # imported from a source tree that was never installed
     __version__ = "unknown"
 
+# where each short-API name lives; imported on first use, so that ``import rpdi.metrics`` (and
+# the ``rpdi`` command's start-up) does not import the simulator and experiment runner (scipy)
+_HOMES = {"evaluate": "rpdi.metrics", "score": "rpdi.metrics", "load_qrels": "rpdi.metrics",
+          "load_runs": "rpdi.metrics", "parse_measure": "rpdi.metrics", "exact": "rpdi.usermodels",
+          "model_for": "rpdi.usermodels", "run_experiment": "rpdi.experiments.run",
+          "compare": "rpdi.experiments.compare"}
+
 __all__ = ["evaluate", "score", "simulate", "exact", "model_for", "run_experiment", "compare",
            "load_qrels", "load_runs", "parse_measure", "__version__"]
+
+
+def __getattr__(name: str):
+    if name == "simulate":  # the package, callable as rpdi.simulate(...)
+        return import_module("rpdi.simulate")
+    if name not in _HOMES:
+        raise AttributeError(f"module 'rpdi' has no attribute {name!r}")
+    value = getattr(import_module(_HOMES[name]), name)
+    globals()[name] = value
+    return value

@@ -31,11 +31,15 @@ def _collection_arguments() -> argparse.ArgumentParser:
     p.add_argument("qrels", help="TREC qrels file (topic iter docno grade), plain or .gz")
     p.add_argument("runs", nargs="+", metavar="run", help="TREC run files (topic Q0 docno rank score tag)")
     p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
-                   help="measure name as in ir_measures, e.g. P@10, nDCG@10, RBP(p=0.8); repeatable. "
-                        "rpdi simulate also takes " + PLUGIN_HELP)
-    p.add_argument("--per-topic", action="store_true", help="also report every topic")
-    p.add_argument("--topics", choices=["qrels", "intersection"], default="qrels",
-                   help="mean over all qrels topics (trec_eval -c, default) or those each run retrieved for")
+                   help="measure name as in ir_measures (P@10, nDCG@10, RBP(p=0.8)) or trec_eval "
+                        "(P_10, map, ndcg_cut.10,20, all_trec); repeatable. rpdi simulate also takes "
+                        + PLUGIN_HELP)
+    p.add_argument("-q", "--per-topic", action="store_true", help="also report every topic (trec_eval -q)")
+    p.add_argument("--topics", choices=["qrels", "intersection"], default=None,
+                   help="mean over all qrels topics (trec_eval -c; the default, except with --format trec) "
+                        "or over those each run retrieved for (plain trec_eval)")
+    p.add_argument("--doc-lengths", metavar="FILE",
+                   help="document lengths in words ('docno words' lines) for time-based users (TBG)")
     return p
 
 
@@ -47,8 +51,20 @@ def _eval_parser(sub, common) -> None:
                    help="report undefined values (R = 0) as 0 (trec_eval, default) or null")
     p.add_argument("--average", choices=["macro", "micro"], default="macro",
                    help="mean of per-topic values (default) or pooled ratio (P, R, SetP, SetR, Fallout)")
-    p.add_argument("--float32-scores", action="store_true",
-                   help="round scores to float32 before ranking, as trec_eval and pytrec_eval store them")
+    p.add_argument("--compat", choices=["trec_eval", "pytrec_eval"], default="trec_eval",
+                   help="trec_eval 10.0's numbers (default), or pytrec_eval's: trec_eval 9.x's "
+                        "interpolation rule and scores stored as float32")
+    p.add_argument("-c", dest="all_topics", action="store_true",
+                   help="trec_eval -c: average over every qrels topic (same as --topics qrels)")
+    p.add_argument("-M", dest="max_docs", type=int, metavar="N",
+                   help="trec_eval -M: evaluate only the first N documents of each topic")
+    p.add_argument("-J", dest="judged_only", action="store_true",
+                   help="trec_eval -J: remove unjudged documents from the rankings first")
+    p.add_argument("-l", dest="relevance_level", type=float, default=1, metavar="LEVEL",
+                   help="trec_eval -l: the grade from which a document counts as relevant in "
+                        "trec_eval-named measures (default 1)")
+    p.add_argument("-N", dest="num_docs", type=float, default=0.0, metavar="N",
+                   help="trec_eval -N: documents in the collection (for utility's d parameter)")
     p.set_defaults(handler=_cmd_eval)
 
 
@@ -161,16 +177,34 @@ def _measures_parser(sub) -> None:
     p.set_defaults(handler=_cmd_measures)
 
 
+def _collection(args):
+    """The qrels and runs named on the command line, read once (with lengths if given)."""
+    from rpdi.metrics import load_runs
+    from rpdi.metrics.trec import read_lengths, read_qrels, with_lengths
+
+    qrels = read_qrels(args.qrels)
+    runs = load_runs(args.runs)
+    if args.doc_lengths:
+        lengths = read_lengths(args.doc_lengths)
+        runs = [with_lengths(run, lengths) for run in runs]
+    return qrels, runs
+
+
 def _cmd_eval(args) -> str:
-    from rpdi.metrics import evaluate, load_qrels, load_runs
+    from rpdi.metrics.evaluate import evaluate, expand, trec_report
     from rpdi.metrics.trec import InputError
 
-    _check_closed_forms(args.measures)
-    qrels, runs = load_qrels(args.qrels), load_runs(args.runs)
-    options = dict(per_topic=args.per_topic, topics=args.topics, undefined=args.undefined,
-                   average=args.average, float32_scores=args.float32_scores)
+    _refuse_models_of_ones_own(args.measures)
+    expand(args.measures, args.relevance_level)  # malformed measures are reported before the files are read
+    qrels, runs = _collection(args)
+    topics = "qrels" if args.all_topics else args.topics or ("intersection" if args.format == "trec" else "qrels")
+    options = dict(topics=topics, compat=args.compat, max_docs=args.max_docs, judged_only=args.judged_only,
+                   relevance_level=args.relevance_level)
     try:
-        records = evaluate(qrels, runs, args.measures, **options)
+        if args.format == "trec":
+            return trec_report(qrels, runs, args.measures, per_topic=args.per_topic, docs=args.num_docs, **options)
+        records = evaluate(qrels, runs, args.measures, per_topic=args.per_topic, undefined=args.undefined,
+                           average=args.average, **options)
     except (MemoryError, OverflowError) as exc:  # a huge cutoff or parameter, e.g. P@100000000000
         reason = (str(exc).splitlines() or [type(exc).__name__])[0]
         for m in args.measures:  # name the measure at fault
@@ -182,9 +216,8 @@ def _cmd_eval(args) -> str:
     return _format_eval(records, args.format)
 
 
-def _check_closed_forms(measures) -> None:
-    """Malformed measures, and models of one's own (no closed form), before any file is read."""
-    from rpdi.metrics import parse_measure
+def _refuse_models_of_ones_own(measures) -> None:
+    """A model of one's own has no closed form: say so before any file is read."""
     from rpdi.metrics.trec import InputError
     from rpdi.usermodels.plugin import is_plugin
 
@@ -192,7 +225,6 @@ def _check_closed_forms(measures) -> None:
         if is_plugin(m):
             raise InputError(f"measure {m!r}: a model of one's own has no closed form; "
                              f"use rpdi simulate (exact and simulated values) or rpdi properties")
-        parse_measure(m)
 
 
 def _cmd_simulate(args) -> str:
@@ -204,10 +236,11 @@ def _cmd_simulate(args) -> str:
 
     check_settings(dict(users=args.users, seed=args.seed, target_stderr=args.target_stderr,
                         max_users=args.max_users), prefix="--")
+    qrels, runs = _collection(args)
     try:
-        records, verdict = simulate(args.qrels, args.runs, args.measures, users=args.users, seed=args.seed,
+        records, verdict = simulate(qrels, runs, args.measures, users=args.users, seed=args.seed,
                                     engine=args.engine, per_topic=args.per_topic, convention=args.convention,
-                                    topics=args.topics, target_stderr=args.target_stderr,
+                                    topics=args.topics or "qrels", target_stderr=args.target_stderr,
                                     max_users=args.max_users, progress=True, alpha=args.alpha,
                                     with_verdict=True, force=args.force)
     except MemoryError as exc:  # arrays grow with the depth read: name the deepest measure
@@ -234,7 +267,10 @@ def _cmd_compare(args) -> str:
     from rpdi.metrics.trec import InputError
     from rpdi.simulate.settings import check_settings
 
-    _check_closed_forms(args.measures)
+    from rpdi.metrics.evaluate import expand
+
+    _refuse_models_of_ones_own(args.measures)
+    expand(args.measures)  # malformed measures are reported before the files are read
     check_settings(dict(seed=args.seed, users=args.users or 0), prefix="--")
     if args.per_topic:
         raise InputError("--per-topic: compare reports pairs of runs over all topics, not single topics")
@@ -242,7 +278,7 @@ def _cmd_compare(args) -> str:
         raise InputError("--discriminative-power compares all pairs of runs; drop --baseline")
     records = compare(args.qrels, args.runs, args.measures, baseline=args.baseline, test=args.test,
                       correction=args.correction, alpha=args.alpha, resamples=args.resamples,
-                      seed=args.seed, interval=args.interval, topics=args.topics, users=args.users,
+                      seed=args.seed, interval=args.interval, topics=args.topics or "qrels", users=args.users,
                       convention=args.convention)
     power = discriminative_power(records, args.alpha) if args.discriminative_power else None
     if args.plots:
@@ -356,6 +392,8 @@ def _cmd_models(args) -> str:
     for name, cls in MODELS.items():
         lines.append(f"{MEASURES[name].describe()}  [{cls.aggregation}]\n    user: {cls.rule}\n"
                      f"    ref:  {cls.citation}")
+    closed_only = [name for name, spec in MEASURES.items() if not spec.model]
+    lines.append("no browsing model (closed form only, `rpdi eval`): " + ", ".join(closed_only))
     return "\n".join(lines) + "\n"
 
 
@@ -367,6 +405,10 @@ def _cmd_measures(args) -> str:
         cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[spec.cutoff]
         lines.append(f"{spec.describe()}{cutoff}\n    {spec.formula}\n    user: {spec.user_model}\n"
                      f"    ref:  {spec.citation}")
+    from rpdi.metrics.measures import TREC_FAMILIES
+
+    lines.append("trec_eval 10.0 names (aliases, with trec_eval's parameters, e.g. P_10, P.5,10, "
+                 "ndcg.1=3,2=9; all_trec, official): " + ", ".join(TREC_FAMILIES))
     return "\n".join(lines) + "\n"
 
 
@@ -388,17 +430,9 @@ def _format_records(records: list[dict], fmt: str, fields) -> str:
 
 
 def _format_eval(records: list[dict], fmt: str) -> str:
-    """As _format_records, plus trec_eval-like lines; the table has a column per measure."""
+    """As _format_records; the table has a column per measure (trec lines: trec_report)."""
     if fmt in ("json", "csv"):
         return _format_records(records, fmt, EVAL_FIELDS)
-    if fmt == "trec":
-        runs = list(dict.fromkeys(r["run"] for r in records))
-        lines = []
-        for run in runs:
-            if len(runs) > 1:
-                lines.append(f"{'runid':<22}\tall\t{run}")
-            lines += [f"{r['measure']:<22}\t{r['topic']}\t{_fmt(r['value'])}" for r in records if r["run"] == run]
-        return "\n".join(lines) + "\n"
     measures = list(dict.fromkeys(r["measure"] for r in records))
     rows: dict[tuple[str, str], dict] = {}
     for r in records:

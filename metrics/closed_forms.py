@@ -169,41 +169,58 @@ def sn_ap(v: View, rel: float) -> Score:
     return Score(_div((b * _precisions(b)).sum(axis=-1), b.sum(axis=-1)))
 
 
+def recall_cutoff(level, R, compat: str = "trec_eval"):
+    """How many relevant documents make recall ``level``: trec_eval 10.0 takes lround(level R)
+    (its CHANGELOG: "change uses of int truncation to round"); trec_eval 9.x and pytrec_eval
+    took floor(level R + 0.9), in float64 (so 0.7 R for R = 3 gives 2)."""
+    x = np.asarray(level, dtype=np.float64) * R
+    return np.floor(x + 0.5) if compat == "trec_eval" else np.floor(x + 0.9)
+
+
 def interpolated_precision(v: View, rel: float, level: float) -> np.ndarray:
     """Interpolated precision at a recall level: max Prec@i over the relevant ranks i at or past
-    the c-th relevant document, c = floor(level * R + 0.9) computed in float64 as trec_eval does
-    (so c = ceil(level * R) but for rounding: 0.7 * 3 + 0.9 < 3 gives c = 2)."""
+    the c-th relevant document, c = :func:`recall_cutoff` (level, R); 0 if c is never reached."""
     b = v.relevant(rel)
     R = np.broadcast_to(v.R(rel), b.shape[:-1])[..., None]
-    needed = np.floor(level * R + 0.9)
+    needed = recall_cutoff(level, R, v.compat)
     reached = (np.cumsum(b, axis=-1) >= needed) & (b > 0) & (R > 0)
     return np.where(reached, _precisions(b), 0.0).max(axis=-1, initial=0.0)
 
 
 def iprec(v: View, rel: float, level: float) -> Score:
-    """IPrec@r = max{Prec@i : recall at i >= r} (0 if recall r is never reached).
+    """IPrec@r = max{Prec@i : i at or past the c-th relevant document}, c = lround(r R)
+    (trec_eval 10.0; 9.x and pytrec_eval: floor(r R + 0.9)); 0 if c is never reached.
 
-    "Recall r reached" is trec_eval's: at least floor(r R + 0.9) relevant documents (float64).
     Reference: trec_eval ``iprec_at_recall_r``.
 
     >>> from rpdi.metrics import score
     >>> round(score("IPrec@0.5", [0, 1, 1, 0], R=2), 4)
     0.6667
+    >>> score("IPrec@0.2", [1, 0, 0, 1], R=7)  # lround(1.4) = 1 relevant document
+    1.0
     """
     return Score(interpolated_precision(v, rel, level))
 
 
-def eleven_point_ap(v: View, rel: float) -> Score:
-    """AP11pt = (1/11) sum_{r in 0, 0.1, ..., 1} IPrec@r.
+def eleven_point_ap(v: View, rel: float, levels: str) -> Score:
+    """AP11pt = the mean of IPrec@r over the recall levels r (default 0, 0.1, ..., 1).
 
+    ``levels`` is a comma-separated list as trec_eval's ``11pt_avg`` parameters take it.
     Reference: trec_eval ``11pt_avg``; the IR:VIII lecture chapter (Alternative 2).
 
     >>> from rpdi.metrics import score
     >>> round(score("AP11pt", [1, 1], R=2), 4)
     1.0
     """
-    levels = np.round(np.arange(11) / 10, 1)
-    return Score(np.mean([interpolated_precision(v, rel, x) for x in levels], axis=0))
+    points = parse_levels(levels)
+    return Score(np.mean([interpolated_precision(v, rel, x) for x in points], axis=0))
+
+
+def parse_levels(levels: str) -> list[float]:
+    """Recall levels from a comma-separated list (empty: 0, 0.1, ..., 1)."""
+    if not levels.strip():
+        return [i / 10 for i in range(11)]
+    return [float(x) for x in levels.split(",")]
 
 
 def reciprocal_rank(v: View, rel: float) -> Score:
@@ -317,6 +334,23 @@ def scaled_exp_gains(grade: np.ndarray, shift: np.ndarray) -> np.ndarray:
     return np.exp2(grade - shift) - np.exp2(-shift)
 
 
+def parse_gains(gains: str) -> dict[float, float]:
+    """trec_eval's ``level=gain`` pairs (``"1=3,2=9"``) as a dict; empty: every grade is its gain."""
+    pairs = {}
+    for item in filter(None, (x.strip() for x in gains.split(","))):
+        level, _, gain = item.partition("=")
+        pairs[float(level)] = float(gain)
+    return pairs
+
+
+def _mapped(grades: np.ndarray, pairs: dict[float, float]) -> np.ndarray:
+    """Grades with the given levels replaced by their gains (others keep their grade)."""
+    out = grades.copy()
+    for level, gain in pairs.items():
+        out[grades == level] = gain
+    return out
+
+
 def discount(rank, b: int | None = None) -> np.ndarray:
     """w_i = 1/log2(i + 1), or Järvelin-Kekäläinen's 1 up to rank b and 1/log_b(i) after."""
     i = np.asarray(rank, dtype=np.float64)
@@ -339,24 +373,31 @@ def dcg(v: View, dcg: str, b: int | None) -> Score:
     return Score((_gains(v, dcg) * discount(np.arange(1, v.k + 1), b)).sum(axis=-1))
 
 
-def ndcg(v: View, dcg: str) -> Score:
+def ndcg(v: View, dcg: str, level_gains: str) -> Score:
     """nDCG@k = DCG@k / DCG@k of the ideal ranking of all judged documents; undefined if 0.
 
     Without a cutoff the ranking is read to its end and the ideal ranking to R (trec_eval
-    ``ndcg``). Reference: Järvelin & Kekäläinen (2002); trec_eval ``ndcg_cut_k``.
+    ``ndcg``). ``level_gains`` gives trec_eval's ``level=gain`` pairs (``ndcg.1=3,2=9``) for
+    dcg='log2' (closed form only: nDCG's browsing model reads grades as gains).
+    Reference: Järvelin & Kekäläinen (2002); trec_eval ``ndcg``, ``ndcg_cut_k``.
 
     >>> from rpdi.metrics import score
     >>> round(score("nDCG(dcg='exp-log2')@2", [3, 2, 3, 0, 0, 1, 2, 2, 3, 0]), 2)
     0.78
     """
-    if dcg == "log2":
+    pairs = parse_gains(level_gains)
+    if pairs:
+        gains = np.where(v.judged, _mapped(v.grade, pairs), 0.0)
+        judged = np.arange(v.ideal.shape[1]) < v.n_judged[:, None]
+        ideal = -np.sort(-np.where(judged, _mapped(v.ideal, pairs), 0.0), axis=-1)
+    elif dcg == "log2":
         gains, ideal = v.grade, v.ideal
     else:  # per topic, gains over 2^(top grade - EXP_TOP) so that grades of 1024 and more stay finite
         shift = np.maximum(v.ideal[:, :1] - EXP_TOP, 0.0)
         gains, ideal = scaled_exp_gains(v.grade, shift[None]), scaled_exp_gains(v.ideal, shift)
     actual = (gains * _log2_discount(v.k)).sum(axis=-1)
     width = ideal.shape[1] if v.cutoff is None else min(v.k, ideal.shape[1])
-    ideal_dcg = (ideal[:, :width] * _log2_discount(width)).sum(axis=-1)
+    ideal_dcg = (np.maximum(ideal[:, :width], 0.0) * _log2_discount(width)).sum(axis=-1)
     return Score(_div(actual, ideal_dcg))
 
 
@@ -491,8 +532,9 @@ def tbg_document_time(words: float) -> float:
 def tbg(v: View, halflife: float, words: float, rel: float) -> Score:
     """TBG = sum_k g_k D(T(k)): g_k = P(click|rel) P(save|rel) b_k = 0.64 x 0.77 b_k,
     D(t) = exp(-t ln 2 / halflife), T(k) = sum_{i<k} (4.4 + P(click|b_i) (0.018 words + 7.8)),
-    the *expected* time to reach rank k; a document's length is the run's seventh column where
-    it has one, else ``words``.
+    the *expected* time to reach rank k; a document's length comes from a lengths file given by
+    the user (``rpdi eval --doc-lengths``, :func:`metrics.trec.with_lengths`) where it has one,
+    else ``words``.
 
     User: reads snippets (4.4 s), clicks (0.64 if relevant, 0.39 if not) and reads the document,
     saves a relevant one with probability 0.77, until a time budget with half-life 224 s runs out.
@@ -591,3 +633,327 @@ def rbo(v: View, p: float, extrapolate: bool) -> Score:
         last = np.take_along_axis(agree, np.maximum(depth - 1, 0)[..., None], axis=-1)[..., 0]
         value = value + last * p ** depth
     return Score(np.where(depth > 0, value, np.nan))
+
+
+# trec_eval's measures that rpdi had not: counts, bpref, infAP, G, Rndcg, ... Each follows
+# trec_eval 10.0's definition (the C source of its m_*.c, read as reference).
+
+def num_ret(v: View) -> Score:
+    """NumRet = the number of documents retrieved (trec_eval ``num_ret``; summed over topics).
+
+    >>> from rpdi.metrics import score
+    >>> score("NumRet", "$-?$")
+    4.0
+    """
+    return Score(v.length.astype(float))
+
+
+def num_rel(v: View, rel: float) -> Score:
+    """NumRel = R, the documents judged relevant (trec_eval ``num_rel``; summed over topics).
+
+    >>> from rpdi.metrics import score
+    >>> score("NumRel", "$-$", R=5)
+    5.0
+    """
+    return Score(np.broadcast_to(v.R(rel), v.length.shape).astype(float))
+
+
+def num_rel_ret(v: View, rel: float) -> Score:
+    """NumRelRet = the relevant documents retrieved (trec_eval ``num_rel_ret``).
+
+    >>> from rpdi.metrics import score
+    >>> score("NumRelRet", "$-?$")
+    2.0
+    """
+    return Score(v.relevant(rel).sum(axis=-1))
+
+
+def num_nonrel_judged_ret(v: View, rel: float) -> Score:
+    """NumNonRelJudgedRet = the judged non-relevant documents retrieved
+    (trec_eval ``num_nonrel_judged_ret``).
+
+    >>> from rpdi.metrics import score
+    >>> score("NumNonRelJudgedRet", "$-?-")
+    2.0
+    """
+    return Score(((v.grade < rel) & v.judged).sum(axis=-1).astype(float))
+
+
+def num_q(v: View) -> Score:
+    """NumQ = 1 for every evaluated topic (trec_eval ``num_q``: summed, the number of topics).
+
+    >>> from rpdi.metrics import score
+    >>> score("NumQ", "-")
+    1.0
+    """
+    return Score(np.ones(v.length.shape))
+
+
+def bpref(v: View, rel: float) -> Score:
+    """bpref = (1/R) sum over relevant retrieved r of (1 - min(n_r, R) / min(N, R)), n_r the judged
+    non-relevant documents above r, N all judged non-relevant ones (a term is 1 when n_r = 0);
+    unjudged documents are skipped. 0 when R = 0, as in trec_eval.
+
+    No browsing model: bpref counts preferences between judged pairs, not a reader's gain.
+    Reference: Buckley & Voorhees (SIGIR 2004); trec_eval ``bpref``.
+
+    >>> from rpdi.metrics import score
+    >>> score("Bpref", "-$?$", R=2)  # one non-relevant above both relevant, N = 1
+    0.0
+    """
+    b = v.relevant(rel)
+    nonrel = ((v.grade < rel) & v.judged).astype(float)
+    above = np.cumsum(nonrel, axis=-1) - nonrel
+    R = np.broadcast_to(v.R(rel), b.shape[:-1])[..., None]
+    N = np.broadcast_to(v.n_judged - v.R(rel), b.shape[:-1])[..., None]
+    term = np.where(above > 0, 1.0 - _div(np.minimum(above, R), np.minimum(N, R)), 1.0)
+    return Score(np.nan_to_num(_div((b * term).sum(axis=-1), R[..., 0])))
+
+
+INFAP_EPSILON = 0.00001  # trec_eval's smoothing of infAP's precision estimate
+
+
+def inf_ap(v: View, rel: float) -> Score:
+    """infAP = (1/R) sum over relevant retrieved at 0-based rank j of
+    1/(j+1) + j/(j+1) (r + n + u)/j (r + e)/(r + n + 2e) (1 at j = 0), with r, n, u the relevant,
+    judged non-relevant and pooled-but-unjudged (grade -1) documents above j, e = 0.00001;
+    documents outside the pool are skipped. Equals AP when every document is judged.
+
+    No browsing model: an estimator of AP from a sample of judgments.
+    Reference: Yilmaz & Aslam (CIKM 2006); trec_eval ``infAP``.
+
+    >>> from rpdi.metrics import score
+    >>> score("infAP", "$-$", R=2) == score("AP", "$-$", R=2)
+    True
+    """
+    b = v.relevant(rel)
+    nonrel = ((v.grade < rel) & v.judged).astype(float)
+    unjudged = (v.pooled & ~v.judged).astype(float)
+    r = np.cumsum(b, axis=-1) - b
+    n = np.cumsum(nonrel, axis=-1) - nonrel
+    u = np.cumsum(unjudged, axis=-1) - unjudged
+    j = v.ranks - 1
+    estimate = 1 / (j + 1) + j / (j + 1) * _div(r + n + u, j) * (r + INFAP_EPSILON) / (r + n + 2 * INFAP_EPSILON)
+    term = np.where(j == 0, 1.0, estimate)
+    return Score(np.nan_to_num(_div((b * term).sum(axis=-1), v.R(rel))))
+
+
+def rprec_mult(v: View, rel: float, x: float) -> Score:
+    """RprecMult(x) = Prec@c, c = floor(x R + 0.9) (trec_eval keeps the 9.x rounding here); 0 when
+    c = 0. Documents missing below the ranking count as non-relevant.
+
+    Reference: trec_eval ``Rprec_mult_x``.
+
+    >>> from rpdi.metrics import score
+    >>> score("RprecMult(x=2.0)", "$-$-", R=2)
+    0.5
+    """
+    b = v.relevant(rel)
+    c = np.floor(x * np.broadcast_to(v.R(rel), b.shape[:-1]) + 0.9)
+    inside = v.ranks <= c[..., None]
+    return Score(np.nan_to_num(_div((b * inside).sum(axis=-1), c)))
+
+
+def utility(v: View, rel: float, a: float, b: float, c: float, d: float, docs: float) -> Score:
+    """Utility = a RelRet + b NonRelRet + c RelNotRet + d NonRelNotRet, NonRelNotRet counted
+    against a collection of ``docs`` documents (trec_eval -N; only used when d != 0).
+
+    User: the TREC filtering tracks' linear utility of the retrieved set.
+    Reference: trec_eval ``utility``.
+
+    >>> from rpdi.metrics import score
+    >>> score("Utility(a=2.0)", "$--", R=3)
+    0.0
+    """
+    rel_ret = v.relevant(rel).sum(axis=-1)
+    ret = v.length.astype(float)
+    R = np.broadcast_to(v.R(rel), rel_ret.shape)
+    value = a * rel_ret + b * (ret - rel_ret) + c * (R - rel_ret)
+    if d:
+        value = value + d * (docs - ret - (R - rel_ret))
+    return Score(value)
+
+
+def relative_precision(v: View, rel: float) -> Score:
+    """RelP@k = relevant in the top k / min(k, R): P@k over the best P@k possible; 0 if R = 0.
+
+    Reference: trec_eval ``relative_P_k``.
+
+    >>> from rpdi.metrics import score
+    >>> score("RelP@4", "$--$", R=2)
+    1.0
+    """
+    num = v.relevant(rel).sum(axis=-1)
+    return Score(np.nan_to_num(_div(num, np.minimum(v.k, v.R(rel)))))
+
+
+def set_relative_precision(v: View, rel: float) -> Score:
+    """SetRelP = relevant retrieved / min(retrieved, R); 0 if either is 0.
+
+    Reference: trec_eval ``set_relative_P``.
+
+    >>> from rpdi.metrics import score
+    >>> score("SetRelP", "$--", R=2)
+    0.5
+    """
+    num = v.relevant(rel).sum(axis=-1)
+    return Score(np.nan_to_num(_div(num, np.minimum(v.length, v.R(rel)))))
+
+
+def set_ap(v: View, rel: float) -> Score:
+    """SetAP = SetP x SetR, the average precision of an unranked retrieved set.
+
+    Reference: trec_eval ``set_map``.
+
+    >>> from rpdi.metrics import score
+    >>> score("SetAP", "$-", R=2)
+    0.25
+    """
+    return Score(np.nan_to_num(set_precision(v, rel).value * set_recall(v, rel).value))
+
+
+def unjudged(v: View) -> Score:
+    """Unj@k = documents in the top k with no judgment (outside the qrels or grade -1) / k;
+    ranks past the ranking count as judged.
+
+    Reference: trec_eval ``unj_k`` (1 - ir_measures' Judged@k).
+
+    >>> from rpdi.metrics import score
+    >>> score("Unj@4", "$??-")
+    0.5
+    """
+    return Score((v.retrieved & ~v.judged).sum(axis=-1) / v.k)
+
+
+def _ideal_gains(v: View, pairs: dict) -> np.ndarray:
+    """(T, M) the topic's judged gains sorted descending (trec_eval's ideal ordering), >= 0."""
+    judged = np.arange(v.ideal.shape[1]) < v.n_judged[:, None]
+    return -np.sort(-np.where(judged, _mapped(v.ideal, pairs), 0.0), axis=-1)
+
+
+def _result_gains(v: View, pairs: dict) -> np.ndarray:
+    return np.where(v.judged, _mapped(v.grade, pairs), 0.0)
+
+
+def g_measure(v: View, level_gains: str, binary: bool = False, rel: float = 1) -> Score:
+    """G = (1/sum of the ideal gains) sum_i g_i / log2(2 + C_i - S_i), S_i the gain retrieved up
+    to rank i, C_i = sum_{j<=i} max(ideal gain j, 1) (the ideal's gain, at least 1 a rank);
+    binG is G with gains b_i (relevant or not): the mean over the relevant documents of
+    1/log2(2 + non-relevant documents above).
+
+    No browsing model: trec_eval's experimental cross of MAP and nDCG.
+    Reference: trec_eval ``G`` and ``binG`` (Buckley, 2008).
+
+    >>> from rpdi.metrics import score
+    >>> round(score("BinG", "-$", R=1), 4)
+    0.6309
+    """
+    if binary:
+        got, ideal = v.relevant(rel), (v.ideal >= rel).astype(float)
+        total = v.R(rel)
+    else:
+        pairs = parse_gains(level_gains)
+        got, ideal = _result_gains(v, pairs), _ideal_gains(v, pairs)
+        total = np.maximum(ideal, 0.0).sum(axis=-1)
+    ideal = np.pad(ideal, ((0, 0), (0, max(0, v.k - ideal.shape[1]))))[:, :v.k]
+    cost = np.cumsum(np.maximum(ideal, 1.0), axis=-1)
+    seen = np.cumsum(got, axis=-1)
+    terms = np.where(got != 0, _div(got, np.log2(2 + cost - seen)), 0.0)
+    return Score(np.nan_to_num(_div(terms.sum(axis=-1), total)))
+
+
+def _dcg_prefixes(v: View, pairs: dict, width: int):
+    """Cumulative DCG of the results and of the ideal ranking at positions 0..width (prefix
+    lengths), the results' frozen at their length."""
+    got = _result_gains(v, pairs)
+    got = np.pad(got, ((0, 0), (0, 0), (0, max(0, width - got.shape[-1]))))[..., :width]
+    ideal = _ideal_gains(v, pairs)
+    ideal = np.pad(ideal, ((0, 0), (0, max(0, width - ideal.shape[1]))))[:, :width]
+    w = _log2_discount(width)
+    zero = np.zeros(got.shape[:-1] + (1,))
+    results = np.concatenate([zero, np.cumsum(got * w, axis=-1)], axis=-1)
+    best = np.concatenate([np.zeros((ideal.shape[0], 1)), np.cumsum(np.maximum(ideal, 0) * w, axis=-1)], axis=-1)
+    return got, ideal, results, best
+
+
+def ndcg_rel(v: View, level_gains: str) -> Score:
+    """nDCGrel = the mean of nDCG@i over the ranks i of the relevant documents retrieved, each
+    relevant document not retrieved counting the nDCG of the whole ranking; the ideal DCG stops
+    growing once its positive gains are used up.
+
+    Reference: trec_eval ``ndcg_rel``.
+
+    >>> from rpdi.metrics import score
+    >>> round(score("nDCGrel", "$-$", R=2), 4)  # (1/1 + 1.5/(1 + 1/log2(3))) / 2
+    0.9599
+    """
+    pairs = parse_gains(level_gains)
+    width = max(v.k, v.ideal.shape[1])
+    got, ideal, results, best = _dcg_prefixes(v, pairs, width)
+    n_pos = (ideal > 0).sum(axis=-1)  # (T,)
+    ratio = _div(results[..., 1:], best[:, 1:])
+    hits = got > 0
+    total = np.where(hits, ratio, 0.0).sum(axis=-1)
+    full = _div(np.take_along_axis(results, v.length[..., None], axis=-1)[..., 0], best[:, -1])
+    missing = n_pos - hits.sum(axis=-1)
+    total = total + missing * full
+    return Score(np.where(total > 0, _div(total, n_pos), 0.0))
+
+
+def r_ndcg(v: View, level_gains: str) -> Score:
+    """RnDCG = the mean of nDCG@p over the positions p where the ideal ranking's gain drops
+    (for binary judgments p = R), plus the nDCG of the whole ranking when it runs more than one
+    document past the ideal's positive gains (trec_eval's loop); 0 if nothing is relevant.
+
+    Reference: trec_eval ``Rndcg``.
+
+    >>> from rpdi.metrics import score
+    >>> round(score("RnDCG", "-$-", R=1), 4)  # (nDCG@1 + nDCG) / 2
+    0.3155
+    """
+    pairs = parse_gains(level_gains)
+    width = max(v.k, v.ideal.shape[1]) + 1
+    got, ideal, results, best = _dcg_prefixes(v, pairs, width)
+    n_pos = (ideal > 0).sum(axis=-1)  # (T,)
+    p = np.arange(1, width)
+    drop = (ideal[:, 1:] != ideal[:, :-1]) & (p <= n_pos[:, None]) & (best[:, 1:width] > 0)  # (T, width-1)
+    n = v.length[..., None]
+    at = np.take_along_axis(results, np.minimum(p, n), axis=-1)  # (S, T, width-1)
+    values = np.where(drop, _div(at, best[:, 1:width]), 0.0).sum(axis=-1)
+    count = drop.sum(axis=-1) * np.ones(values.shape)
+    extra = v.length > n_pos + 1
+    full = _div(np.take_along_axis(results, v.length[..., None], axis=-1)[..., 0], best[:, -1])
+    values = values + np.where(extra, full, 0.0)
+    count = count + extra
+    return Score(np.where(n_pos > 0, np.nan_to_num(_div(values, count)), 0.0))
+
+
+def trec_rbp(v: View, p: float) -> Score:
+    """rbp = (1 - p) sum_i g_i p^(i-1), g_i the grade, divided by the topic's largest grade when
+    that exceeds 1 (trec_eval normalises its gains to [0, 1]).
+
+    User: RBP's, reading on with probability p. Reference: Moffat & Zobel (2008); trec_eval
+    ``rbp`` (default p = 0.9).
+
+    >>> from rpdi.metrics import score
+    >>> round(score("trec_rbp", "$-$"), 4)
+    0.181
+    """
+    top = np.maximum(v.ideal.max(axis=-1, initial=0.0), 1.0)[:, None]
+    g = np.where(v.judged, v.grade, 0.0) / top[..., None]
+    return Score((g * (1 - p) * p ** (v.ranks - 1)).sum(axis=-1))
+
+
+def trec_rbp_resid(v: View, p: float) -> Score:
+    """rbp_resid = p^n + (1 - p) sum over unjudged retrieved i of p^(i-1), and 0 when every
+    retrieved document is judged (trec_eval's; rpdi's RBP residual always keeps the tail p^n).
+
+    Reference: trec_eval ``rbp_resid``.
+
+    >>> from rpdi.metrics import score
+    >>> score("trec_rbp_resid", "$-$")
+    0.0
+    """
+    unj = v.retrieved & ~v.judged
+    value = (unj * (1 - p) * p ** (v.ranks - 1)).sum(axis=-1) + p ** v.length
+    return Score(np.where(unj.any(axis=-1), value, 0.0))

@@ -7,14 +7,15 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from rpdi.metrics.measures import Measure, parse_measure
-from rpdi.metrics.rankings import Rankings, build_rankings
+from rpdi.metrics.measures import Measure, TrecFamily, TrecLine, parse_measure, trec_lines
+from rpdi.metrics.rankings import Rankings, build_rankings, truncate
+from rpdi.metrics.rankings import judged_only as judged_only_rankings
 from rpdi.metrics.trec import InputError, Qrels, Run, qrels_from_dict, read_qrels, read_run, run_from_dict
 from rpdi.metrics.view import Score, View
 
 
 def load_qrels(qrels) -> Qrels:
-    """A path, a :class:`Qrels`, or ``{topic: {docno: grade}}``."""
+    """A path (``-``: standard input), a :class:`Qrels`, or ``{topic: {docno: grade}}``."""
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, Mapping):
@@ -39,46 +40,96 @@ def load_runs(runs) -> list[Run]:
         return list(pool.map(lambda r: r if isinstance(r, Run) else read_run(r, threads=False), runs))
 
 
-def compute(rankings: Rankings, measures: Sequence[Measure]) -> list[Score]:
-    """Each measure's :class:`Score` over the rankings; views are shared between equal depths."""
-    views: dict[int | None, View] = {}
+def compute(rankings: Rankings, measures: Sequence[Measure], compat: str = "trec_eval",
+            integer_rankings: Rankings | None = None) -> list[Score]:
+    """Each measure's :class:`Score` over the rankings (over ``integer_rankings``, the same with
+    integer grades, for measures named as trec_eval names them, if the grades have fractions);
+    views are shared between equal depths."""
+    views: dict[tuple[bool, int | None], View] = {}
     scores = []
     for m in measures:
         if m.spec.between_runs and len(rankings.runs) < 2:
             raise InputError(f"measure {m.text!r}: compares runs with the first run given; give two or more runs")
-        view = views.get(m.depth) or views.setdefault(m.depth, View(rankings, m.depth))
-        scores.append(m.compute(view))
+        integer = m.integer_grades and integer_rankings is not None
+        key = (integer, m.depth)
+        if key not in views:
+            views[key] = View(integer_rankings if integer else rankings, m.depth, compat)
+        scores.append(m.compute(views[key]))
     return scores
+
+
+COMPAT = ("trec_eval", "pytrec_eval")
+
+
+def expand(names: Iterable[str | Measure], level: float = 1, docs: float = 0.0) -> list[Measure]:
+    """Measures from names: rpdi's (``P@10``), trec_eval's (``P_10``, a family ``P``, ``P.5,10``,
+    ``all_trec``) with trec_eval's -l ``level`` and -N ``docs``. Unknown names raise InputError."""
+    out = []
+    for name in names:
+        if isinstance(name, Measure):
+            out.append(name)
+            continue
+        lines = trec_lines(name, level, docs, strict=False)
+        if lines is None:
+            out.append(parse_measure(name))
+        else:
+            out += [line.measure for line in lines if line.measure is not None]
+    return out
+
+
+def prepare(qrels, runs, topics: str = "qrels", compat: str = "trec_eval", max_docs: int | None = None,
+            judged_only: bool = False) -> tuple[Rankings, Rankings | None]:
+    """The rankings evaluated: trec_eval's order (float32 scores under ``compat="pytrec_eval"``),
+    cut to ``max_docs`` a topic (trec_eval -M), without unjudged documents if ``judged_only``
+    (trec_eval -J); and, if some grade has a fraction, the same rankings with trec_eval's integer
+    grades (their integer part), else None."""
+    if compat not in COMPAT:
+        raise InputError(f"compat: expected one of {', '.join(COMPAT)}, not {compat!r}")
+    qrels, runs = load_qrels(qrels), load_runs(runs)
+
+    def build(q: Qrels) -> Rankings:
+        rankings = build_rankings(q, runs, topics, float32_scores=compat == "pytrec_eval")
+        if judged_only:
+            rankings = judged_only_rankings(rankings)
+        return rankings if max_docs is None else truncate(rankings, max_docs)
+
+    whole = np.trunc(qrels.grade)
+    fractional = not np.array_equal(whole, qrels.grade)
+    return build(qrels), build(Qrels(qrels.topic, qrels.docno, whole, qrels.source)) if fractional else None
 
 
 def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool = False,
              topics: str = "qrels", undefined: str = "zero", average: str = "macro",
-             float32_scores: bool = False) -> list[dict]:
+             compat: str = "trec_eval", max_docs: int | None = None, judged_only: bool = False,
+             relevance_level: float = 1) -> list[dict]:
     """Evaluate runs with closed-form measures; a list of flat records.
 
     Each record is ``{"run", "topic", "measure", "value", "residual"}``: one per (run, measure)
-    with topic ``"all"`` (the mean over the evaluated topics) and, with ``per_topic``, one per
-    topic before it. ``undefined="zero"`` reports undefined values (R = 0 for normalised
-    measures) as 0 like trec_eval, ``"null"`` as None and leaves them out of the mean.
-    ``average="micro"`` pools the numerators and denominators of ratio measures (P, R, ...).
+    with topic ``"all"`` (the mean over the evaluated topics; the sum for counts, the geometric
+    mean for gm_map and gm_bpref) and, with ``per_topic``, one per topic before it.
+    ``undefined="zero"`` reports undefined values (R = 0 for normalised measures) as 0 like
+    trec_eval, ``"null"`` as None and leaves them out of the mean. ``average="micro"`` pools the
+    numerators and denominators of ratio measures (P, R, ...). ``compat="pytrec_eval"`` gives
+    trec_eval 9.x's numbers as pytrec_eval computes them (float32 scores, the old interpolation
+    rule); ``max_docs``, ``judged_only`` and ``relevance_level`` are trec_eval's -M, -J and -l.
 
-    >>> evaluate({"q1": {"a": 1, "b": 0}}, {"sys": {"q1": {"a": 2.0, "b": 1.0}}}, ["P@2", "RR"])
+    >>> evaluate({"q1": {"a": 1, "b": 0}}, {"sys": {"q1": {"a": 2.0, "b": 1.0}}}, ["P@2", "recip_rank"])
     [{'run': 'sys', 'topic': 'all', 'measure': 'P@2', 'value': 0.5, 'residual': None}, \
-{'run': 'sys', 'topic': 'all', 'measure': 'RR', 'value': 1.0, 'residual': None}]
+{'run': 'sys', 'topic': 'all', 'measure': 'recip_rank', 'value': 1.0, 'residual': None}]
     """
     if undefined not in ("zero", "null"):
         raise InputError(f"undefined: expected 'zero' or 'null', not {undefined!r}")
     if average not in ("macro", "micro"):
         raise InputError(f"average: expected 'macro' or 'micro', not {average!r}")
-    parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
+    parsed = expand(measures, relevance_level)
     if not parsed:
         raise InputError("no measure given")
     if average == "micro":
         bad = [m.text for m in parsed if not m.spec.micro]
         if bad:
             raise InputError(f"measure {bad[0]!r}: has no micro-average (only ratio measures: P, R, SetP, SetR, Fallout)")
-    rankings = build_rankings(load_qrels(qrels), load_runs(runs), topics, float32_scores)
-    scores = compute(rankings, parsed)
+    rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only)
+    scores = compute(rankings, parsed, compat, integer_rankings)
     records = []
     for s, run in enumerate(rankings.runs):
         present = rankings.present[s]
@@ -92,12 +143,79 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
             if average == "micro":
                 mean = _ratio(score.num[s][present].sum(), score.den[s][present].sum())
             else:
-                kept = value[present]
-                kept = np.nan_to_num(kept) if undefined == "zero" else kept[~np.isnan(kept)]
-                mean = float(kept.mean()) if kept.size else np.nan
+                mean = _aggregate(value[present], m.spec.average, undefined)
             mean_res = None if residual is None else float(residual[present].mean()) if present.any() else None
             records.append(_record(run, "all", m.text, mean, mean_res, undefined))
     return records
+
+
+MIN_GEO_MEAN = 0.00001  # trec_eval's floor for a topic's value in a geometric mean
+
+
+def _aggregate(values: np.ndarray, how: str, undefined: str = "zero") -> float:
+    """The topics' values as one: their mean, sum or geometric mean (each value at least
+    0.00001, trec_eval's gm_map)."""
+    kept = np.nan_to_num(values) if undefined == "zero" else values[~np.isnan(values)]
+    if not kept.size:
+        return np.nan
+    if how == "sum":
+        return float(kept.sum())
+    if how == "geometric":
+        return float(np.exp(np.log(np.maximum(kept, MIN_GEO_MEAN)).mean()))
+    return float(kept.mean())
+
+
+def trec_report(qrels, runs, names: Sequence[str], *, per_topic: bool = False, topics: str = "intersection",
+                compat: str = "trec_eval", max_docs: int | None = None, judged_only: bool = False,
+                relevance_level: float = 1, docs: float = 0.0) -> str:
+    """What ``trec_eval [-q] [-c] [-M n] [-J] [-l n] [-N n] -m NAME ... QRELS RUN`` prints, line for
+    line: per topic (with ``per_topic``, topics in byte order, each the measures in trec_eval's
+    order), then ``all``; ``%-22s\t%s\t%s`` lines, values to 4 decimals, counts as integers. Names
+    may be rpdi's too. Several runs give one block each. ``topics="qrels"`` is trec_eval -c."""
+    lines = []
+    for name in names:
+        found = trec_lines(name, relevance_level, docs, strict=False)
+        lines += found if found is not None else [TrecLine(name, TrecFamily("", "single"), parse_measure(name))]
+    runs = load_runs(runs)
+    rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only)
+    measured = [line for line in lines if line.measure is not None]
+    scores = dict(zip(map(id, measured), compute(rankings, [line.measure for line in measured], compat,
+                                                 integer_rankings)))
+    out = []
+    for s, run in enumerate(rankings.runs):
+        present = rankings.present[s]
+        if per_topic:
+            for t in np.flatnonzero(present & (rankings.length[s] > 0)):
+                for line in lines:
+                    if line.family.per_topic:
+                        text = (_relstring(rankings, s, t, line.length) if line.measure is None
+                                else _trec_value(scores[id(line)].value[s, t], line.family.integer))
+                        out.append(f"{line.name:<22}\t{rankings.topics[t]}\t{text}")
+        for line in lines:
+            if not line.family.summary:
+                continue
+            if line.measure is None:  # runid
+                out.append(f"{line.name:<22}\tall\t{runs[s].runid}")
+                continue
+            value = _aggregate(scores[id(line)].value[s][present], line.measure.spec.average)
+            out.append(f"{line.name:<22}\tall\t{_trec_value(value, line.family.integer)}")
+    return "\n".join(out) + "\n"
+
+
+def _trec_value(value: float, integer: bool) -> str:
+    value = 0.0 if np.isnan(value) else float(value)
+    return str(int(round(value))) if integer else f"{value:.4f}"
+
+
+def _relstring(rankings: Rankings, s: int, t: int, length: int) -> str:
+    """trec_eval's relstring: a character per retrieved document of the top ``length``: its
+    grade (``>`` above 9), ``.`` in the pool but unjudged, ``-`` not in the pool."""
+    n = min(length, int(rankings.length[s, t]))
+    judged, grade = rankings.judged[s, t, :n], rankings.grade[s, t, :n]
+    pooled = judged if rankings.pooled is None else rankings.pooled[s, t, :n]
+    chars = np.where(judged, np.where(grade > 9, ">", np.char.mod("%d", np.minimum(grade, 9).astype(int))),
+                     np.where(pooled, ".", "-"))
+    return "'" + "".join(chars.tolist()) + "'"
 
 
 def _ratio(num: float, den: float) -> float:
@@ -141,12 +259,13 @@ def rankings_from_grades(grades, judged=None, R: int | None = None, judged_grade
                     np.array([ideal.size]), top)
 
 
-def score(measure: str, grades, **kwargs) -> float:
-    """One measure on one ranking given as grades (see :func:`rankings_from_grades`).
+def score(measure: str, grades, compat: str = "trec_eval", **kwargs) -> float:
+    """One measure on one ranking given as grades (see :func:`rankings_from_grades`);
+    ``compat="pytrec_eval"`` for trec_eval 9.x's interpolation rule.
 
     >>> round(score("RBP(p=0.8)", "$$---$----$-----$---"), 4)
     0.4526
     """
     m = parse_measure(measure)
-    value = m.compute(View(rankings_from_grades(grades, **kwargs), m.depth)).value[0, 0]
+    value = m.compute(View(rankings_from_grades(grades, **kwargs), m.depth, compat)).value[0, 0]
     return float(value)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from rpdi.metrics import closed_forms as cf
@@ -45,6 +45,8 @@ class MeasureSpec:
     micro: bool = False  # per-topic num/den, so a micro-average exists
     residual: bool = False
     extra: dict = field(default_factory=dict)  # fixed keyword arguments of compute
+    average: str = "mean"  # across topics: "mean", "sum" (counts) or "geometric" (trec_eval gm_*)
+    model: bool = True  # False: no browsing model exists (bpref, infAP, ...; user_model says why)
 
     def describe(self) -> str:
         params = ", ".join(f"{p.name}={p.default!r}" for p in self.params)
@@ -65,9 +67,34 @@ _MAX_REL = Param("max_rel", float, None, "grade mapped to gain 1 (default: the q
                  lambda x: x > 0, "> 0", optional=True)
 _DCG = Param("dcg", str, "log2", "'log2': gain g (trec_eval); 'exp-log2': gain 2^g - 1",
              lambda x: x in ("log2", "exp-log2"), "'log2' or 'exp-log2'")
+def _levels_ok(text: str) -> bool:
+    try:
+        return all(0 <= x <= 1 for x in cf.parse_levels(text))
+    except ValueError:
+        return False
+
+
+def _gains_ok(text: str) -> bool:
+    try:
+        cf.parse_gains(text)
+    except ValueError:
+        return False
+    return True
+
+
+_GAINS = Param("level_gains", str, "", "trec_eval's level=gain pairs, e.g. '1=3,2=9' (default: gain = grade)",
+               _gains_ok, "level=gain pairs")
 _T = Param("T", float, 3.0, "expected number of relevant documents wanted", lambda x: x > 0, "> 0")
 _BETA = Param("beta", float, 1.0, "weight of recall against precision", lambda x: x > 0, "> 0")
 _P = Param("p", float, 0.8, "persistence: probability of reading on", lambda x: 0 <= x < 1, "in [0, 1)")
+
+
+def _finite(x: float) -> bool:
+    return math.isfinite(x)
+
+
+def _persistence_09(name: str) -> Param:
+    return Param(name, float, 0.9, "persistence (trec_eval's default 0.9)", lambda x: 0 <= x < 1, "in [0, 1)")
 
 
 def _persistence(name: str, doc: str) -> Param:
@@ -99,9 +126,12 @@ MEASURES: dict[str, MeasureSpec] = {s.name: s for s in [
     MeasureSpec("SN-AP", cf.sn_ap, (_rel(),), "required",
                 "AP's user with R replaced by the relevant documents in the top k", "Moffat 2013"),
     MeasureSpec("IPrec", cf.iprec, (_rel(),), "required",
-                "interpolated precision at a recall level", "trec_eval iprec_at_recall",
+                "interpolated precision at a recall level (lround(r R) relevant documents, trec_eval "
+                "10.0; floor(r R + 0.9) under --compat pytrec_eval)", "trec_eval iprec_at_recall",
                 cutoff_kind=float, passes_cutoff=True),
-    MeasureSpec("AP11pt", cf.eleven_point_ap, (_rel(),), "none",
+    MeasureSpec("AP11pt", cf.eleven_point_ap,
+                (_rel(), Param("levels", str, "", "comma-separated recall levels (default 0, 0.1, ..., 1)",
+                               _levels_ok, "numbers in [0, 1]")), "none",
                 "mean interpolated precision at recall 0, 0.1, ..., 1", "trec_eval 11pt_avg"),
     MeasureSpec("RR", cf.reciprocal_rank, (_rel(),), "optional",
                 "stops at the first relevant document", "trec_eval recip_rank; Moffat 2013"),
@@ -124,7 +154,7 @@ MEASURES: dict[str, MeasureSpec] = {s.name: s for s in [
                                             optional=True)), "optional",
                 "reads every document, attention fading as 1/log(rank)",
                 "Järvelin & Kekäläinen 2002; Moffat 2013"),
-    MeasureSpec("nDCG", cf.ndcg, (_DCG,), "optional",
+    MeasureSpec("nDCG", cf.ndcg, (_DCG, _GAINS), "optional",
                 "DCG's user, scored against the best ranking of this topic",
                 "Järvelin & Kekäläinen 2002; trec_eval ndcg_cut"),
     MeasureSpec("SDCG", cf.sdcg, (_MAX_REL,), "required",
@@ -174,10 +204,73 @@ MEASURES: dict[str, MeasureSpec] = {s.name: s for s in [
       ]],
     MeasureSpec("TBG", cf.tbg, (Param("halflife", float, 224.0, "half-life of the time budget (s)",
                                       lambda x: x > 0, "> 0"),
-                                Param("words", float, 1000.0, "length in words of a document whose run gives none",
+                                Param("words", float, 1000.0, "length in words of a document the lengths file (--doc-lengths) does not give",
                                       lambda x: x >= 0, ">= 0"), _rel()), "none",
                 "reads snippets, clicks and saves, until a time budget with this half-life runs out",
                 "Smucker & Clarke 2012"),
+    MeasureSpec("NumQ", cf.num_q, (), "none", "no browsing model: counts the evaluated topics",
+                "trec_eval num_q", average="sum", model=False),
+    MeasureSpec("NumRet", cf.num_ret, (), "none", "no browsing model: counts retrieved documents",
+                "trec_eval num_ret", average="sum", model=False),
+    MeasureSpec("NumRel", cf.num_rel, (_rel(),), "none", "no browsing model: counts relevant documents",
+                "trec_eval num_rel", average="sum", model=False),
+    MeasureSpec("NumRelRet", cf.num_rel_ret, (_rel(),), "none",
+                "no browsing model: counts relevant retrieved documents", "trec_eval num_rel_ret",
+                average="sum", model=False),
+    MeasureSpec("NumNonRelJudgedRet", cf.num_nonrel_judged_ret, (_rel(),), "none",
+                "no browsing model: counts judged non-relevant retrieved documents",
+                "trec_eval num_nonrel_judged_ret", average="sum", model=False),
+    MeasureSpec("GMAP", cf.average_precision, (_rel(),), "none",
+                "AP's user; the geometric mean over topics (each AP at least 0.00001)",
+                "Robertson 2006; trec_eval gm_map", average="geometric", model=False),
+    MeasureSpec("Bpref", cf.bpref, (_rel(),), "none",
+                "no browsing model: the share of (relevant, judged non-relevant) pairs ranked in order",
+                "Buckley & Voorhees 2004; trec_eval bpref", model=False),
+    MeasureSpec("GMBpref", cf.bpref, (_rel(),), "none",
+                "no browsing model: bpref's geometric mean over topics", "trec_eval gm_bpref",
+                average="geometric", model=False),
+    MeasureSpec("infAP", cf.inf_ap, (_rel(),), "none",
+                "no browsing model: an estimate of AP from sampled judgments",
+                "Yilmaz & Aslam 2006; trec_eval infAP", model=False),
+    MeasureSpec("RprecMult", cf.rprec_mult,
+                (_rel(), Param("x", float, 1.0, "multiple of R read", lambda x: x >= 0, ">= 0")), "none",
+                "reads floor(x R + 0.9) documents", "trec_eval Rprec_mult"),
+    MeasureSpec("Utility", cf.utility,
+                (_rel(), Param("a", float, 1.0, "gain of a relevant retrieved document", _finite, "finite"),
+                 Param("b", float, -1.0, "gain of a non-relevant retrieved document", _finite, "finite"),
+                 Param("c", float, 0.0, "gain of a relevant document not retrieved", _finite, "finite"),
+                 Param("d", float, 0.0, "gain of a non-relevant document not retrieved", _finite, "finite"),
+                 Param("docs", float, 0.0, "documents in the collection (trec_eval -N)", lambda x: x >= 0, ">= 0")),
+                "none", "no browsing model: a linear utility of the retrieved set", "trec_eval utility",
+                model=False),
+    MeasureSpec("RelP", cf.relative_precision, (_rel(),), "required",
+                "reads exactly k documents; P@k over the best P@k possible", "trec_eval relative_P"),
+    MeasureSpec("SetRelP", cf.set_relative_precision, (_rel(),), "none",
+                "reads the whole retrieved set; SetP over the best SetP possible", "trec_eval set_relative_P"),
+    MeasureSpec("SetAP", cf.set_ap, (_rel(),), "none",
+                "reads the whole retrieved set; SetP x SetR", "trec_eval set_map"),
+    MeasureSpec("Unj", cf.unjudged, (), "required",
+                "no browsing model: the share of unjudged documents in the top k", "trec_eval unj",
+                model=False),
+    MeasureSpec("G", cf.g_measure, (_GAINS,), "none",
+                "no browsing model: gain discounted by the ideal gain still missing", "trec_eval G",
+                model=False),
+    MeasureSpec("BinG", cf.g_measure, (_rel(),), "none",
+                "no browsing model: G with binary gains", "trec_eval binG", model=False,
+                extra={"binary": True, "level_gains": ""}),
+    MeasureSpec("nDCGrel", cf.ndcg_rel, (_GAINS,), "none",
+                "no browsing model: the mean nDCG at the relevant documents", "trec_eval ndcg_rel",
+                model=False),
+    MeasureSpec("RnDCG", cf.r_ndcg, (_GAINS,), "none",
+                "no browsing model: the mean nDCG where the ideal gain drops (R for binary judgments)",
+                "trec_eval Rndcg", model=False),
+    MeasureSpec("trec_rbp", cf.trec_rbp, (_persistence_09("p"),), "none",
+                "RBP's user (grades divided by the topic's largest grade if above 1); rpdi's RBP scales "
+                "by the qrels' largest grade and reports the residual with the tail",
+                "Moffat & Zobel 2008; trec_eval rbp"),
+    MeasureSpec("trec_rbp_resid", cf.trec_rbp_resid, (_persistence_09("p"),), "none",
+                "no browsing model: RBP's residual as trec_eval reports it (0 if all retrieved are judged)",
+                "trec_eval rbp_resid", model=False),
     MeasureSpec("RBO", cf.rbo, (_persistence("p", "persistence of the comparison"),), "optional",
                 "compares each run's ranking with the first run's", "Webber, Moffat & Zobel 2010",
                 between_runs=True, extra={"extrapolate": False}),
@@ -189,12 +282,15 @@ MEASURES: dict[str, MeasureSpec] = {s.name: s for s in [
 
 @dataclass(frozen=True)
 class Measure:
-    """A parsed measure name: its declaration, parameter values and cutoff."""
+    """A parsed measure name: its declaration, parameter values and cutoff. ``integer_grades``:
+    named as trec_eval names it, so grades are read as trec_eval reads them (1.5 as 1); rpdi's
+    own names keep fractional grades for graded gains."""
 
     text: str
     spec: MeasureSpec
     params: dict
     cutoff: int | float | None
+    integer_grades: bool = False
 
     def compute(self, view) -> "cf.Score":
         if self.spec.compute is None:
@@ -235,10 +331,13 @@ def parse_measure(text: str, measures: dict[str, MeasureSpec] | None = None) -> 
     name, params_text, cutoff_text = match.groups()
     measures = MEASURES if measures is None else measures
     spec = measures.get(name)
+    if spec is None and measures is MEASURES:
+        lines = trec_lines(text, strict=False)
+        if lines is not None and len(lines) == 1 and lines[0].measure is not None:
+            return replace(lines[0].measure, text=text)  # integer_grades, as trec_lines made it
     if spec is None:
-        close = [n for n in measures if n.lower() == name.lower()]
-        hint = f"; did you mean {close[0]}?" if close else ""
-        raise InputError(f"measure {text!r}: unknown measure {name!r}{hint} (see `rpdi measures`)")
+        raise InputError(f"measure {text!r}: unknown measure {name!r}{_suggest(name, measures)} "
+                         f"(see `rpdi measures`)")
     declared = {p.name: p for p in spec.params}
     values = {p.name: p.default for p in spec.params}
     for item in _split_params(params_text, text):
@@ -301,3 +400,165 @@ def _cutoff(spec: MeasureSpec, raw: str, text: str):
     if spec.cutoff_kind is float and not 0 <= value <= 1:
         raise InputError(f"measure {text!r}: recall level {raw} out of range ([0, 1])")
     return value
+
+
+def _suggest(name: str, measures) -> str:
+    import difflib
+
+    known = list(measures) + (list(TREC_FAMILIES) + ["all_trec"] if measures is MEASURES else [])
+    close = [n for n in known if n.lower() == name.lower()] or difflib.get_close_matches(name, known, n=1)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+# trec_eval's measure names. A family (``P``) prints one line per cutoff (``P_5``, ``P_10``, ...);
+# ``P.5,10`` chooses the cutoffs, ``P_10`` names one line; ``ndcg.1=3,2=9`` gives parameters.
+
+CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+
+@dataclass(frozen=True)
+class TrecFamily:
+    rpdi: str  # the rpdi measure, its cutoff or parameter written as {x}
+    kind: str  # "single", "cutoffs" (integer), "levels" (float, printed %.2f) or "params"
+    defaults: tuple = ()
+    per_topic: bool = True  # printed for every topic (trec_eval -q)
+    summary: bool = True  # printed for all topics
+    integer: bool = False  # printed as an integer (counts)
+
+
+TREC_FAMILIES: dict[str, TrecFamily] = {
+    "runid": TrecFamily("", "single", per_topic=False),
+    "num_q": TrecFamily("NumQ", "single", per_topic=False, integer=True),
+    "num_ret": TrecFamily("NumRet", "single", integer=True),
+    "num_rel": TrecFamily("NumRel(rel={rel})", "single", integer=True),
+    "num_rel_ret": TrecFamily("NumRelRet(rel={rel})", "single", integer=True),
+    "map": TrecFamily("AP(rel={rel})", "single"),
+    "gm_map": TrecFamily("GMAP(rel={rel})", "single", per_topic=False),
+    "Rprec": TrecFamily("Rprec(rel={rel})", "single"),
+    "bpref": TrecFamily("Bpref(rel={rel})", "single"),
+    "recip_rank": TrecFamily("RR(rel={rel})", "single"),
+    "iprec_at_recall": TrecFamily("IPrec(rel={rel})@{x}", "levels", tuple(i / 10 for i in range(11))),
+    "P": TrecFamily("P(rel={rel})@{x}", "cutoffs", CUTOFFS),
+    "relstring": TrecFamily("", "cutoffs", (10,), summary=False),
+    "recall": TrecFamily("R(rel={rel})@{x}", "cutoffs", CUTOFFS),
+    "infAP": TrecFamily("infAP(rel={rel})", "single"),
+    "gm_bpref": TrecFamily("GMBpref(rel={rel})", "single", per_topic=False),
+    "Rprec_mult": TrecFamily("RprecMult(rel={rel},x={x})", "levels",
+                             (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+    "utility": TrecFamily("Utility(rel={rel},docs={docs}{x})", "params"),
+    "11pt_avg": TrecFamily("AP11pt(rel={rel}{x})", "params"),
+    "binG": TrecFamily("BinG(rel={rel})", "single"),
+    "G": TrecFamily("G({x})", "params"),
+    "ndcg": TrecFamily("nDCG({x})", "params"),
+    "ndcg_rel": TrecFamily("nDCGrel({x})", "params"),
+    "Rndcg": TrecFamily("RnDCG({x})", "params"),
+    "ndcg_cut": TrecFamily("nDCG@{x}", "cutoffs", CUTOFFS),
+    "map_cut": TrecFamily("AP(rel={rel})@{x}", "cutoffs", CUTOFFS),
+    "relative_P": TrecFamily("RelP(rel={rel})@{x}", "cutoffs", CUTOFFS),
+    "success": TrecFamily("Success(rel={rel})@{x}", "cutoffs", (1, 5, 10)),
+    "set_P": TrecFamily("SetP(rel={rel})", "single"),
+    "set_relative_P": TrecFamily("SetRelP(rel={rel})", "single"),
+    "set_recall": TrecFamily("SetR(rel={rel})", "single"),
+    "set_map": TrecFamily("SetAP(rel={rel})", "single"),
+    "set_F": TrecFamily("SetF(rel={rel}{x})", "params"),
+    "num_nonrel_judged_ret": TrecFamily("NumNonRelJudgedRet(rel={rel})", "single", integer=True),
+    "rbp": TrecFamily("trec_rbp({x})", "params"),
+    "rbp_resid": TrecFamily("trec_rbp_resid({x})", "params"),
+    "unj": TrecFamily("Unj@{x}", "cutoffs", (5, 10, 20)),
+}
+ALL_TREC = tuple(TREC_FAMILIES)
+OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+            "recip_rank", "iprec_at_recall", "P")  # trec_eval's default measures
+
+
+@dataclass(frozen=True)
+class TrecLine:
+    """One line of trec_eval's output: its name, family and rpdi measure (None for runid and
+    relstring, which are not numbers)."""
+
+    name: str
+    family: TrecFamily
+    measure: Measure | None
+    length: int | None = None  # relstring's number of documents
+
+
+def trec_lines(text: str, level: float = 1, docs: float = 0.0, strict: bool = True) -> list[TrecLine] | None:
+    """The output lines of a trec_eval measure name: ``all_trec``, ``official``, a family
+    (``P``, ``ndcg``), a family with parameters (``P.5,10``, ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``)
+    or one line (``P_10``, ``iprec_at_recall_0.20``). ``level`` is trec_eval's -l (the grade
+    counted relevant), ``docs`` its -N. Unknown names raise InputError, or give None if not strict.
+
+    >>> [line.name for line in trec_lines("P.10,5")], trec_lines("map")[0].measure.spec.name
+    (['P_5', 'P_10'], 'AP')
+    """
+    text = text.strip()
+    if text in ("all_trec", "official"):
+        return [line for family in (ALL_TREC if text == "all_trec" else OFFICIAL)
+                for line in trec_lines(family, level, docs)]
+    family_name, params = text, None
+    if text not in TREC_FAMILIES:
+        dotted = text.split(".", 1)
+        underscored = text.rsplit("_", 1)
+        if dotted[0] in TREC_FAMILIES and len(dotted) == 2:
+            family_name, params = dotted[0], dotted[1]
+        elif underscored[0] in TREC_FAMILIES and len(underscored) == 2 and \
+                TREC_FAMILIES[underscored[0]].kind in ("cutoffs", "levels"):
+            family_name, params = underscored
+        elif not strict:
+            return None
+        else:
+            raise InputError(f"measure {text!r}: unknown measure{_suggest(text, MEASURES)} (see `rpdi measures`)")
+    family = TREC_FAMILIES[family_name]
+    try:
+        return _family_lines(family_name, family, params, level, docs)
+    except (ValueError, InputError) as exc:
+        if not strict:
+            return None
+        raise InputError(f"measure {text!r}: bad trec_eval parameters {params!r} ({exc})") from None
+
+
+def _family_lines(name: str, family: TrecFamily, params: str | None, level: float, docs: float) -> list[TrecLine]:
+    def measure(x: str = "") -> Measure:
+        return replace(parse_measure(family.rpdi.format(rel=level, docs=docs, x=x), MEASURES), integer_grades=True)
+
+    if name == "runid":
+        return [TrecLine(name, family, None)]
+    if family.kind in ("cutoffs", "levels"):
+        values = family.defaults if params is None else [float(x) for x in params.split(",") if x.strip()]
+        lines = []
+        for x in sorted(set(values)):
+            if family.kind == "cutoffs":
+                k = int(x)
+                label = f"{name}_{k}"
+                if name == "relstring":
+                    lines.append(TrecLine(name if params is None else label, family, None, k))
+                    continue
+                lines.append(TrecLine(label, family, replace(measure(str(k)), text=label)))
+            else:
+                label = f"{name}_{x:.2f}"
+                lines.append(TrecLine(label, family, replace(measure(repr(float(x))), text=label)))
+        return lines
+    if family.kind == "single":
+        if params is not None:
+            raise ValueError("this measure takes no parameters")
+        return [TrecLine(name, family, replace(measure(), text=name))]
+    label = name if params is None else f"{name}_{params}"
+    return [TrecLine(label, family, replace(measure(_params(name, params)), text=label))]
+
+
+def _params(name: str, params: str | None) -> str:
+    """trec_eval's parameter text as rpdi parameters (with a leading comma where rpdi's measure
+    already has parameters)."""
+    if params is None:
+        return ""
+    if name == "utility":
+        a, b, c, d = (float(x) for x in params.split(","))
+        return f",a={a},b={b},c={c},d={d}"
+    if name == "11pt_avg":
+        return f",levels='{params}'"
+    if name == "set_F":
+        return f",beta={float(params)}"
+    if name in ("rbp", "rbp_resid"):
+        pairs = dict(item.split("=") for item in params.split(","))
+        return f"p={float(pairs['p'])}" if "p" in pairs else ""
+    return f"level_gains='{params}'"

@@ -12,12 +12,12 @@ only string sort is over the documents whose scores tie.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
 
-from rpdi.metrics.trec import InputError, Qrels, Run, encoded_columns, to_numpy
+from rpdi.metrics.trec import InputError, Qrels, Run, to_numpy
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class Rankings:
     n_judged: np.ndarray  # (T,) int64 judged documents (grade >= 0) of the topic
     max_grade: float  # the largest grade in the qrels (0 if none is positive)
     words: np.ndarray | None = None  # (S, T, D) document lengths in words (NaN: not given)
+    pooled: np.ndarray | None = None  # (S, T, D) bool: in the qrels, judged or not (None: = judged)
 
     @property
     def depth(self) -> int:
@@ -50,7 +51,8 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
 
     ``topics`` is ``"qrels"`` (mean over all qrels topics; trec_eval -c) or ``"intersection"``
     (each run's mean over the qrels topics it retrieved for; plain trec_eval).
-    ``float32_scores`` rounds scores to float32 before ranking, as trec_eval stores them.
+    ``float32_scores`` rounds scores to float32 before ranking, as pytrec_eval (trec_eval 9.x)
+    stores them; trec_eval 10.0 keeps doubles.
     """
     import pyarrow as pa
 
@@ -64,7 +66,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         raise InputError(f"{dup}: two runs have the same name")
 
     # topic and docno columns as dictionary arrays: the joins below work on integer codes
-    columns = [encoded_columns(qrels)] + [encoded_columns(r) for r in runs]
+    columns = [(qrels.topic, qrels.docno)] + [(r.topic, r.docno) for r in runs]
     topic_ids = np.array(sorted(set(columns[0][0].dictionary.to_pylist())), dtype=object)
     T = len(topic_ids)
     # one code per distinct docno over qrels and runs, in order of first appearance
@@ -103,6 +105,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     S = len(runs)
     grade = np.zeros((S, T, D))
     judged = np.zeros((S, T, D), dtype=bool)
+    pooled = np.zeros((S, T, D), dtype=bool)
     doc = np.full((S, T, D), -1, dtype=np.int64)
     length = np.zeros((S, T), dtype=np.int64)
     words = np.full((S, T, D), np.nan) if any(r.words is not None for r in runs) else None
@@ -121,11 +124,35 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
             hit[several] = q_key[pos] == key
             g[several] = q_grade[pos]
         judged.ravel()[at] = hit & (g >= 0)
+        pooled.ravel()[at] = hit
         grade.ravel()[at] = np.where(hit & (g > 0), g, 0.0)
         doc.ravel()[at] = d
         length[s] = np.bincount(t, minlength=T)
     present = length > 0 if topics == "intersection" else np.ones((S, T), dtype=bool)
-    return Rankings(names, topic_ids, grade, judged, doc, length, present, ideal, n_judged, max_grade, words)
+    return Rankings(names, topic_ids, grade, judged, doc, length, present, ideal, n_judged, max_grade, words,
+                    pooled)
+
+
+def truncate(rankings: Rankings, depth: int) -> Rankings:
+    """Each ranking cut to its first ``depth`` documents (trec_eval -M)."""
+    if depth < 1:
+        raise InputError(f"documents per topic: expected a positive number, not {depth}")
+    D = min(depth, rankings.depth)
+    cut = lambda a: None if a is None else a[:, :, :D]
+    return replace(rankings, grade=cut(rankings.grade), judged=cut(rankings.judged), doc=cut(rankings.doc),
+                   length=np.minimum(rankings.length, D), words=cut(rankings.words), pooled=cut(rankings.pooled))
+
+
+def judged_only(rankings: Rankings) -> Rankings:
+    """Each ranking with its unjudged documents removed, the rest moving up (trec_eval -J)."""
+    keep = rankings.judged
+    order = np.argsort(~keep, axis=-1, kind="stable")  # judged documents first, in rank order
+    take = lambda a: None if a is None else np.take_along_axis(a, order, axis=-1)
+    kept = np.take_along_axis(keep, order, axis=-1)
+    return replace(rankings, grade=np.where(kept, take(rankings.grade), 0.0), judged=kept,
+                   doc=np.where(kept, take(rankings.doc), -1), length=keep.sum(axis=-1),
+                   words=None if rankings.words is None else np.where(kept, take(rankings.words), np.nan),
+                   pooled=kept)
 
 
 def _flat_index(t: np.ndarray, T: int, D: int, s: int) -> np.ndarray:

@@ -1,14 +1,16 @@
-"""Reading TREC qrels and runs, exactly and fast.
+"""Reading TREC qrels and runs as trec_eval 10.0 reads them, exactly and fast.
 
-qrels lines are ``topic iter docno grade``; run lines are ``topic Q0 docno rank score tag``;
-fields are separated by white space and files may be gzip-compressed. The rank column and the
-order of lines are ignored: ranking order is decided later, from the scores (see
-:mod:`metrics.rankings`).
+qrels lines are ``topic iter docno grade``; run lines are ``topic Q0 docno rank score tag``,
+and anything after the tag is ignored (as trec_eval does). Fields are separated by white space,
+a line whose first non-blank character is ``#`` is a comment, and files may be gzip-compressed
+(or ``-``: standard input). Grades are kept as written (trec_eval reads 1.5 as 1: measures named
+as trec_eval names them use the integer part, see :mod:`metrics.evaluate`). The rank column and the order of lines are
+ignored: ranking order is decided later, from the scores (see :mod:`metrics.rankings`).
 
-The fast path hands the bytes to pyarrow's CSV reader (single-space separated files, the
-common case) or to pandas' C parser (any other white space). Whenever either of them refuses
-the file or the parsed values fail a check, the file is scanned once more line by line, only to
-name the first offending line: an error costs time, a good file does not.
+Files with single spaces between fields (the common case) are parsed by pyarrow's CSV reader;
+files with tabs, runs of blanks or extra fields by pandas' white-space parser. Whenever a file
+fails a check, it is scanned once more line by line, only to name the first offending line: an
+error costs time, a good file does not.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import gzip
 import io
 import math
 import os
+import re
 import stat
+import sys
 import zlib
 from dataclasses import dataclass
 from typing import Mapping
@@ -27,36 +31,6 @@ import numpy as np
 
 class InputError(ValueError):
     """Bad input: the message is one line naming the file, line, key or measure at fault."""
-
-
-class _Columns:
-    """Qrels and runs read from a file keep ``topic`` and ``docno`` as pyarrow dictionary arrays
-    (what :mod:`metrics.rankings` joins on); the object arrays of str are built on first use."""
-
-    def __getattr__(self, attr):
-        arrow = self.__dict__.get("_arrow")
-        if arrow is None or attr not in arrow:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
-        column = arrow[attr]
-        values = np.array(column.dictionary.to_pylist(), dtype=object)[to_numpy(column.indices)]
-        object.__setattr__(self, attr, values)
-        return values
-
-    @classmethod
-    def _from_columns(cls, topic, docno, **fields):
-        obj = object.__new__(cls)
-        for name, value in fields.items():
-            object.__setattr__(obj, name, value)
-        object.__setattr__(obj, "_arrow", {"topic": topic, "docno": docno})
-        return obj
-
-
-def encoded_columns(table: "Qrels | Run"):
-    """``topic`` and ``docno`` of qrels or a run as pyarrow dictionary arrays (made if need be)."""
-    arrow = table.__dict__.get("_arrow")
-    if arrow is not None:
-        return arrow["topic"], arrow["docno"]
-    return _encode(table.topic), _encode(table.docno)
 
 
 def to_numpy(array) -> np.ndarray:
@@ -77,9 +51,14 @@ _NUMERIC = {"double": "float64", "float": "float32", "int8": "int8", "int16": "i
             "int64": "int64", "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64"}
 
 
-def _encode(values):
+def encode(values):
+    """Strings (a sequence, numpy array or pyarrow array) as a pyarrow dictionary array."""
     import pyarrow as pa
 
+    if isinstance(values, pa.DictionaryArray):
+        return values
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values.dictionary_encode()
     try:
         array = pa.array(values, type=pa.string())
     except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -88,31 +67,64 @@ def _encode(values):
 
 
 @dataclass(frozen=True)
-class Qrels(_Columns):
-    """Relevance judgments as flat parallel arrays (one entry per judged document)."""
+class Qrels:
+    """Relevance judgments as parallel columns, one entry per judged document. ``topic`` and
+    ``docno`` are pyarrow dictionary arrays (what :mod:`metrics.rankings` joins on); any
+    sequence of strings given is encoded."""
 
-    topic: np.ndarray  # object array of str
-    docno: np.ndarray  # object array of str
+    topic: object
+    docno: object
     grade: np.ndarray  # float64; negative means "in the pool but not judged" (trec_eval)
     source: str = "<qrels>"
 
+    def __post_init__(self):
+        object.__setattr__(self, "topic", encode(self.topic))
+        object.__setattr__(self, "docno", encode(self.docno))
+
 
 @dataclass(frozen=True)
-class Run(_Columns):
-    """One system's retrieved documents as flat parallel arrays, in file order."""
+class Run:
+    """One system's retrieved documents as parallel columns, in file order (``topic`` and
+    ``docno`` as in :class:`Qrels`). ``tag`` is the run tag of the file's last line (trec_eval's
+    ``runid``); ``words`` are document lengths in words, given only by an explicit lengths file
+    (:func:`read_lengths`, :func:`with_lengths`)."""
 
     name: str
-    topic: np.ndarray  # object array of str
-    docno: np.ndarray  # object array of str
+    topic: object
+    docno: object
     score: np.ndarray  # float64
     source: str = "<run>"
-    words: np.ndarray | None = None  # float64 document lengths in words, if the run gives them
+    words: np.ndarray | None = None
+    tag: str | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "topic", encode(self.topic))
+        object.__setattr__(self, "docno", encode(self.docno))
+
+    @property
+    def runid(self) -> str:
+        """The name trec_eval prints as ``runid``: the run tag, else the run's name."""
+        return self.tag or self.name
 
 
-# (kind, fields per line, number columns, their names, the layout named in messages)
-_QRELS = ("qrels", 4, (3,), ("grade",), "topic iter docno grade")
-_RUN = ("run", 6, (4,), ("score",), "topic Q0 docno rank score tag")
-_RUN_WORDS = ("run", 7, (4, 6), ("score", "document length"), "topic Q0 docno rank score tag words")
+@dataclass(frozen=True)
+class Layout:
+    """A white-space separated line format: its field names, which fields are read as text and
+    which as numbers, and how many fields a line may have (more than ``fields`` are ignored)."""
+
+    kind: str
+    fields: tuple[str, ...]
+    text: tuple[str, ...]
+    numbers: tuple[str, ...]
+    max_fields: int | None  # None: any number of trailing fields
+
+    def describe(self) -> str:
+        return " ".join(self.fields) + (" [ignored ...]" if self.max_fields is None else "")
+
+
+QRELS = Layout("qrels", ("topic", "iter", "docno", "grade"), ("topic", "docno"), ("grade",), 4)
+RUN = Layout("run", ("topic", "Q0", "docno", "rank", "score", "tag"), ("topic", "docno"), ("score",), None)
+LENGTHS = Layout("document lengths", ("docno", "words"), ("docno",), ("words",), 2)
 
 
 def run_name(path: str | os.PathLike) -> str:
@@ -125,27 +137,43 @@ def run_name(path: str | os.PathLike) -> str:
 
 
 def read_qrels(path: str | os.PathLike) -> Qrels:
-    """Read a TREC qrels file (plain or .gz).
+    """Read a TREC qrels file (plain, .gz, or ``-`` for standard input).
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "q.txt"
-    >>> _ = p.write_text("1 0 d1 2\\n1 0 d2 0\\n")
+    >>> _ = p.write_text("# judged by hand\\n1 0 d1 2\\n1 0 d2 0.5\\n")
     >>> read_qrels(p).grade.tolist()
-    [2.0, 0.0]
+    [2.0, 0.5]
     """
-    topic, docno, (grade,) = _read_table(os.fspath(path), _QRELS)
-    return Qrels._from_columns(topic, docno, grade=grade, source=os.fspath(path))
+    columns, _ = _read_table(os.fspath(path), QRELS)
+    return Qrels(columns["topic"], columns["docno"], columns["grade"], source=os.fspath(path))
 
 
 def read_run(path: str | os.PathLike, name: str | None = None, threads: bool = True) -> Run:
-    """Read a TREC run file (plain or .gz); the name defaults to :func:`run_name`.
+    """Read a TREC run file (plain, .gz, or ``-`` for standard input); the name defaults to
+    :func:`run_name` (``stdin`` for ``-``). Fields after the tag are ignored."""
+    path = os.fspath(path)
+    columns, last_line = _read_table(path, RUN, threads)
+    default = "stdin" if path == "-" else run_name(path)
+    return Run(name or default, columns["topic"], columns["docno"], columns["score"], source=path,
+               tag=last_line.split()[5])
 
-    A seventh column, on every line, gives each document's length in words (for time-based
-    users such as TBG's); its first line decides.
-    """
-    topic, docno, values = _read_table(os.fspath(path), _RUN, threads)
-    return Run._from_columns(topic, docno, name=name or run_name(path), score=values[0],
-                             words=values[1] if len(values) > 1 else None, source=os.fspath(path))
+
+def read_lengths(path: str | os.PathLike) -> dict[str, float]:
+    """Document lengths in words from a file of ``docno words`` lines (for time-based users
+    such as TBG's); the explicit alternative to a default length."""
+    columns, _ = _read_table(os.fspath(path), LENGTHS)
+    docno = columns["docno"]
+    names = docno.dictionary.to_pylist()
+    return dict(zip((names[i] for i in to_numpy(docno.indices)), columns["words"].tolist()))
+
+
+def with_lengths(run: Run, lengths: Mapping[str, float]) -> Run:
+    """The run with each document's length in words from ``lengths`` (NaN where it has none)."""
+    names = run.docno.dictionary.to_pylist()
+    per_name = np.array([lengths.get(n, np.nan) for n in names], dtype=np.float64)
+    words = per_name[to_numpy(run.docno.indices)] if len(names) else np.zeros(0)
+    return Run(run.name, run.topic, run.docno, run.score, run.source, words, run.tag)
 
 
 def qrels_from_dict(judgments: Mapping[str, Mapping[str, float]], source: str = "<qrels>") -> Qrels:
@@ -185,10 +213,13 @@ def _flatten(nested, source, what):
 
 def _load_bytes(path: str) -> bytes:
     try:
-        with open(path, "rb") as fh:
-            if stat.S_ISCHR(os.fstat(fh.fileno()).st_mode):  # /dev/zero, a terminal: no end to read
-                raise InputError(f"{path}: is a device, not a file")
-            data = fh.read()
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as fh:
+                if stat.S_ISCHR(os.fstat(fh.fileno()).st_mode):  # /dev/zero, a terminal: no end to read
+                    raise InputError(f"{path}: is a device, not a file")
+                data = fh.read()
     except MemoryError:
         raise InputError(f"{path}: too large to read into memory") from None
     except FileNotFoundError:
@@ -207,94 +238,104 @@ def _load_bytes(path: str) -> bytes:
     return data
 
 
-def _read_table(path: str, layout, threads: bool = True):
-    kind = layout[0]
+_COMMENT = re.compile(rb"^[ \t]*#[^\n]*(?:\n|$)", re.MULTILINE)
+
+
+def _read_table(path: str, layout: Layout, threads: bool = True) -> tuple[dict, str]:
+    """The layout's text columns (pyarrow dictionary arrays) and number columns (float64), and
+    the file's last line that is not a comment (a run's tag is trec_eval's runid)."""
     data = _load_bytes(path)
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
-        raise InputError(f"{path}:{line}: binary data, not a TREC {kind} file")
+        raise InputError(f"{path}:{line}: binary data, not a TREC {layout.kind} file")
     try:
         data.isascii() or data.decode("utf-8")  # ASCII (the usual case) is UTF-8: no copy
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"{path}:{line}: not UTF-8 text, not a TREC {kind} file") from None
-    if not data or data.isspace():  # data.strip() would copy the file
-        raise InputError(f"{path}: empty {kind} file")
-    if layout is _RUN and _first_line_fields(data) == 7:
-        layout = _RUN_WORDS
-    _, ncols, value_cols, value_names, fields = layout
-    # pyarrow's single-space parser refuses lines with the wrong number of fields itself
-    checked = b"\t" not in data and b"\r" not in data
-    try:
+        raise InputError(f"{path}:{line}: not UTF-8 text, not a TREC {layout.kind} file") from None
+    body = _COMMENT.sub(b"", data) if b"#" in data and _COMMENT.search(data) else data
+    end = len(body.rstrip())  # body.isspace() or body.strip() would scan or copy the file again
+    if not end:
+        raise InputError(f"{path}: empty {layout.kind} file")
+    columns = None
+    if _single_spaced(body):
         try:
-            topic, docno, values = _parse_fast(data, ncols, value_cols, threads)
-        except Exception:  # runs of spaces or leading blanks: retry with the white-space parser
-            checked = False
-            topic, docno, values = _parse_fast(data.replace(b" ", b"\t"), ncols, value_cols, threads)
-        ok = (all(np.isfinite(v).all() for v in values) and all((v >= 0).all() for v in values[1:])
-              and (checked or _fields_ok(data, ncols))
-              and not _has_duplicates(topic, docno))
-    except Exception:  # any refusal by the fast parsers is diagnosed below
-        ok = False
-    if ok:
-        return topic, docno, values
-    raise InputError(_diagnose(path, data, ncols, value_cols, value_names, fields))
+            columns = _parse_single_spaced(body, layout, threads)
+        except Exception:  # a line without exactly the layout's fields: the general parser decides
+            columns = None
+    if columns is None:
+        counts = _field_counts(body)
+        n = len(layout.fields)
+        fields_ok = np.isin(counts, (0, n)) if layout.max_fields else (counts == 0) | (counts >= n)
+        if fields_ok.all():
+            try:
+                columns = _parse_white_space(body, layout, int(counts.max()))
+            except Exception:  # any refusal is diagnosed below
+                columns = None
+    if columns is not None and _values_ok(columns, layout):
+        return columns, body[body.rfind(b"\n", 0, end) + 1: end].decode()
+    raise InputError(_diagnose(path, data, layout))
 
 
-def _fields_ok(data: bytes, ncols: int) -> bool:
-    """Every non-blank line has exactly ncols white-space separated fields (the white-space
-    parser pads short lines and folds long ones instead of refusing them)."""
+def _field_counts(data: bytes) -> np.ndarray:
+    """The number of white-space separated fields on every line."""
     b = np.frombuffer(data, dtype=np.uint8)
     blank = b <= 32  # space, tab, CR, LF (and other control bytes)
     starts = np.flatnonzero(~blank[1:] & blank[:-1]) + 1  # a non-blank byte after a blank one
     if len(b) and not blank[0]:
         starts = np.concatenate(([0], starts))
     newlines = np.flatnonzero(b == 10)
-    counts = np.bincount(np.searchsorted(newlines, starts), minlength=len(newlines) + 1)
-    return bool(np.isin(counts, (0, ncols)).all())
+    return np.bincount(np.searchsorted(newlines, starts), minlength=len(newlines) + 1)
 
 
-def _first_line_fields(data: bytes) -> int:
-    """How many white-space separated fields the first non-blank line has."""
-    import re
-
-    start = re.search(rb"\S", data)
-    if start is None:
-        return 0
-    end = data.find(b"\n", start.start())
-    return len(data[start.start(): end if end >= 0 else len(data)].split())
+def _single_spaced(data: bytes) -> bool:
+    """Fields separated by single spaces: what pyarrow's CSV reader with a space delimiter reads
+    (a blank at either end of a line makes one field too many, which it refuses)."""
+    return b"\t" not in data and b"\r" not in data and b"  " not in data
 
 
-def _parse_fast(data: bytes, ncols: int, value_cols: tuple, threads: bool = True):
-    names = [f"c{i}" for i in range(ncols)]
-    if b"\t" not in data and b"\r" not in data:
-        import pyarrow as pa
-        import pyarrow.csv as pcsv
+def _parse_single_spaced(data: bytes, layout: Layout, threads: bool) -> dict:
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
 
-        table = pcsv.read_csv(
-            io.BytesIO(data),
-            read_options=pcsv.ReadOptions(column_names=names, use_threads=threads),
-            parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False),
-            convert_options=pcsv.ConvertOptions(
-                include_columns=["c0", "c2"] + [f"c{c}" for c in value_cols],
-                column_types={"c0": pa.string(), "c2": pa.string(), **{f"c{c}": pa.float64() for c in value_cols}},
-                strings_can_be_null=False,
-            ),
-        )
-        topic, docno = (table.column(c).combine_chunks().dictionary_encode() for c in ("c0", "c2"))
-        values = [to_numpy(table.column(f"c{c}")) for c in value_cols]
-    else:
-        import pandas as pd  # only here: irregular white space needs pandas' C parser
+    types = {name: pa.string() for name in layout.text}
+    types.update({name: pa.float64() for name in layout.numbers})
+    table = pcsv.read_csv(
+        io.BytesIO(data),
+        read_options=pcsv.ReadOptions(column_names=list(layout.fields), use_threads=threads),
+        parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False),
+        convert_options=pcsv.ConvertOptions(include_columns=list(layout.text + layout.numbers),
+                                            column_types=types, strings_can_be_null=False),
+    )
+    columns = {name: table.column(name).combine_chunks().dictionary_encode() for name in layout.text}
+    columns.update({name: to_numpy(table.column(name)).astype(np.float64, copy=False) for name in layout.numbers})
+    return columns
 
-        frame = pd.read_csv(
-            io.BytesIO(data), sep=r"\s+", header=None, names=names, usecols=[0, 2, *value_cols],
-            dtype={0: object, 2: object, **{c: np.float64 for c in value_cols}}, engine="c", na_filter=False,
-            quoting=3,
-        )
-        topic, docno = (_encode(frame[names[i]].to_numpy()) for i in (0, 2))
-        values = [frame[names[c]].to_numpy() for c in value_cols]
-    return topic, docno, [np.asarray(v, dtype=np.float64) for v in values]
+
+def _parse_white_space(data: bytes, layout: Layout, width: int) -> dict:
+    import pandas as pd  # only here: irregular white space needs pandas' C parser
+
+    names = list(layout.fields) + [f"extra{i}" for i in range(width - len(layout.fields))]
+    index = {name: i for i, name in enumerate(layout.fields)}
+    frame = pd.read_csv(
+        io.BytesIO(data), sep=r"\s+", header=None, names=names,
+        usecols=[index[n] for n in layout.text + layout.numbers],
+        dtype={**{index[n]: object for n in layout.text}, **{index[n]: np.float64 for n in layout.numbers}},
+        engine="c", na_filter=False, quoting=3,
+    )
+    columns = {name: encode(frame[name].to_numpy()) for name in layout.text}
+    columns.update({name: frame[name].to_numpy(dtype=np.float64) for name in layout.numbers})
+    return columns
+
+
+def _values_ok(columns: dict, layout: Layout) -> bool:
+    numbers = [columns[n] for n in layout.numbers]
+    if not all(np.isfinite(v).all() for v in numbers):
+        return False
+    if layout is LENGTHS:
+        return bool((columns["words"] >= 0).all()) and len(columns["docno"].dictionary) == len(columns["docno"])
+    return not _has_duplicates(columns["topic"], columns["docno"])
 
 
 def _has_duplicates(topic, docno) -> bool:
@@ -310,17 +351,20 @@ def _has_duplicates(topic, docno) -> bool:
     return bool((key[1:] == key[:-1]).any())
 
 
-def _diagnose(path, data: bytes, ncols, value_cols, value_names, fields) -> str:
+def _diagnose(path, data: bytes, layout: Layout) -> str:
     """Scan line by line for the first problem; only runs once the fast path refused."""
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, ...], int] = {}
+    n_fields = len(layout.fields)
+    key_fields = [layout.fields.index(f) for f in ("topic", "docno") if f in layout.fields]
     for lineno, raw in enumerate(data.decode("utf-8").split("\n"), 1):
         parts = raw.split()
-        if not parts:
+        if not parts or parts[0].startswith("#"):
             continue
-        if len(parts) != ncols:
-            return f"{path}:{lineno}: expected {ncols} fields ({fields}), found {len(parts)}"
-        for col, name in zip(value_cols, value_names):
-            text = parts[col]
+        if len(parts) < n_fields or (layout.max_fields and len(parts) > layout.max_fields):
+            expected = n_fields if layout.max_fields else f"at least {n_fields}"
+            return f"{path}:{lineno}: expected {expected} fields ({layout.describe()}), found {len(parts)}"
+        for name in layout.numbers:
+            text = parts[layout.fields.index(name)]
             try:
                 if "_" in text:  # float() accepts 1_000, the fast parsers do not
                     raise ValueError(text)
@@ -329,11 +373,12 @@ def _diagnose(path, data: bytes, ncols, value_cols, value_names, fields) -> str:
                 return f"{path}:{lineno}: {name} {text!r} is not a number"
             if not math.isfinite(value):
                 return f"{path}:{lineno}: {name} {text!r} is not a finite number"
-            if col != value_cols[0] and value < 0:
+            if layout is LENGTHS and value < 0:
                 return f"{path}:{lineno}: {name} {text!r} is negative"
-        key = (parts[0], parts[2])
+        key = tuple(parts[i] for i in key_fields)
         if key in seen:
-            return (f"{path}:{lineno}: document {parts[2]} appears twice for topic {parts[0]}"
-                    f" (first at line {seen[key]})")
+            what = (f"document {key[-1]} appears twice for topic {key[0]}" if len(key) == 2
+                    else f"document {key[0]} appears twice")
+            return f"{path}:{lineno}: {what} (first at line {seen[key]})"
         seen[key] = lineno
-    return f"{path}: cannot be parsed as a TREC file ({fields})"
+    return f"{path}: cannot be parsed as a TREC {layout.kind} file ({layout.describe()})"

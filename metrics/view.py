@@ -27,12 +27,14 @@ class Score:
 class View:
     """Rankings seen to depth ``k`` (``None``: the whole ranking), padded with zeros to width k.
 
-    ``grade``, ``judged`` and ``retrieved`` have shape (S, T, k); ``ideal`` and ``n_judged`` are
-    per topic and broadcast against (S, T).
+    ``grade``, ``judged``, ``pooled`` and ``retrieved`` have shape (S, T, k); ``ideal`` and
+    ``n_judged`` are per topic and broadcast against (S, T). ``compat`` is the semantics asked
+    for where trec_eval versions differ: ``"trec_eval"`` (10.0) or ``"pytrec_eval"`` (9.x).
     """
 
-    def __init__(self, rankings: Rankings, k: int | None = None):
+    def __init__(self, rankings: Rankings, k: int | None = None, compat: str = "trec_eval"):
         self.rankings = rankings
+        self.compat = compat
         D = rankings.depth
         self.k = D if k is None else int(k)
         self.cutoff = None if k is None else int(k)  # None: read to the ranking's end
@@ -41,6 +43,8 @@ class View:
         pad = ((0, 0), (0, 0), (0, self.k - width))
         self.grade = np.pad(rankings.grade[:, :, :width], pad)
         self.judged = np.pad(rankings.judged[:, :, :width], pad)
+        pooled = rankings.judged if rankings.pooled is None else rankings.pooled
+        self.pooled = np.pad(pooled[:, :, :width], pad)
         self.words = (None if rankings.words is None else
                       np.pad(rankings.words[:, :, :width], pad, constant_values=np.nan))
         self.ideal = rankings.ideal

@@ -59,8 +59,7 @@ def eval_argv(qrels, runs, measures=("P@2",)):
 # ------------------------------------------------------------------ bad lines in run and qrels
 
 BAD_RUN_LINES = {
-    "short line": (b"1 Q0 d9 5 0.1\n", "expected 6 fields"),
-    "too many fields": (b"1 Q0 d9 5 0.1 tag extra\n", "expected 6 fields"),
+    "short line": (b"1 Q0 d9 5 0.1\n", "expected at least 6 fields"),
     "non-numeric score": (b"1 Q0 d9 5 high tag\n", "not a number"),
     "nan score": (b"1 Q0 d9 5 nan tag\n", "not a finite number"),
     "NaN score": (b"1 Q0 d9 5 NaN tag\n", "not a finite number"),
@@ -98,8 +97,7 @@ def test_bad_qrels_line(tmp_path, capsys, case):
 
 @pytest.mark.parametrize("layout", ["tab", "crlf", "multi-space", "leading blank"])
 @pytest.mark.parametrize("which, line, problem", [
-    ("run", "1 Q0 d9 5 0.1", "expected 6 fields"),
-    ("run", "1 Q0 d9 5 0.1 tag extra", "expected 6 fields"),
+    ("run", "1 Q0 d9 5 0.1", "expected at least 6 fields"),
     ("qrels", "1 0 d9", "expected 4 fields"),
     ("qrels", "1 0 d9 1 extra", "expected 4 fields"),
 ])
@@ -160,7 +158,7 @@ def test_bad_second_run_writes_nothing(tmp_path, capsys):
     ("P@0", "cutoff 0"),
     ("P@-3", "cutoff -3"),
     ("P@1.5", "cutoff '1.5'"),
-    ("P", "needs a cutoff"),
+    ("R", "needs a cutoff"),
     ("AP11pt@10", "takes no cutoff"),
     ("RBP(p=)", "p=''"),
     ("RBP(p=0.8", "cannot parse"),

@@ -3,9 +3,10 @@
 Oracles and the conventions compared (see the docstring of each test for the details):
 
 * pytrec_eval (trec_eval): P@k, R@k, AP, AP@k, RR, nDCG, nDCG@k, Rprec, Success@k, SetP, SetR,
-  SetF, IPrec@r, AP11pt, also at ``rel=2`` (``relevance_level=2``). trec_eval ranks by float32
-  scores, so rpdi runs with ``float32_scores=True``; the one known difference (float64 scores
-  that tie only in float32) has its own named test.
+  SetF, IPrec@r, AP11pt, also at ``rel=2`` (``relevance_level=2``). pytrec_eval (trec_eval 9.x) ranks
+  by float32 scores and interpolates with floor(r R + 0.9), so rpdi runs with
+  ``compat="pytrec_eval"``; the one known difference (float64 scores that tie only in float32)
+  has its own named test.
 * gdeval (through ir_measures): ERR@k and nDCG(dcg='exp-log2')@k; gdeval prints 5 decimals.
 * rbp_eval: RBP value and residual, binary and graded, to full depth and to a depth.
 * cwl_eval: SDCG@k (``NDCGCWLMetric``) and RBP (``RBPCWLMetric``) expected utility.
@@ -158,7 +159,7 @@ def compare_pytrec(qrels, run, rels=(1, 2)) -> Mismatches:
     for rel in rels:
         requests, pairs = pytrec_pairs(rel)
         theirs = pytrec_eval.RelevanceEvaluator(qrels, requests, relevance_level=rel).evaluate(run_c)
-        ours = rpdi_per_topic(qrels, run, [m for _, m in pairs], float32_scores=True)
+        ours = rpdi_per_topic(qrels, run, [m for _, m in pairs], compat="pytrec_eval")
         assert set(theirs) == set(qrels)
         for topic, values in theirs.items():
             for key, name in pairs:
@@ -210,21 +211,21 @@ def test_pytrec_eval_fixed_cases():
 
 
 def test_known_difference_float64_scores_tied_only_in_float32_rank_differently_from_pytrec_eval():
-    """The one known difference with trec_eval/pytrec_eval: they store scores as float32, so
+    """The one known difference with pytrec_eval: it stores scores as float32, so
     1.0000000001 and 1.0 tie and the tie goes to the larger docno ('b' first). rpdi by default
-    ranks the float64 scores ('a' first); ``float32_scores=True`` reproduces trec_eval."""
+    ranks the float64 scores ('a' first); ``compat="pytrec_eval"`` reproduces pytrec_eval."""
     qrels = {"1": {"a": 1, "b": 0}}
     run = {"1": {"a": 1.0000000001, "b": 1.0}}
     theirs = pytrec_eval.RelevanceEvaluator(qrels, ["recip_rank", "P_1"]).evaluate(run)["1"]
     default = rpdi_per_topic(qrels, run, ["RR", "P@1"])
-    as_float32 = rpdi_per_topic(qrels, run, ["RR", "P@1"], float32_scores=True)
+    as_float32 = rpdi_per_topic(qrels, run, ["RR", "P@1"], compat="pytrec_eval")
     assert (theirs["recip_rank"], theirs["P_1"]) == (0.5, 0.0)
     assert (default["1", "RR"]["value"], default["1", "P@1"]["value"]) == (1.0, 1.0)
     assert (as_float32["1", "RR"]["value"], as_float32["1", "P@1"]["value"]) == (0.5, 0.0)
 
 
 def test_cli_json_per_topic_and_mean_agree_with_pytrec_eval(tmp_path):
-    """``rpdi eval QRELS RUN -m ... --per-topic --format json --float32-scores`` on TREC files
+    """``rpdi eval QRELS RUN -m ... --per-topic --format json --compat pytrec_eval`` on TREC files
     (numpy seed 20210; ties, unjudged and negative grades, qrels topics missing from the run):
     every per-topic value and the mean over the qrels topics (trec_eval -c) match pytrec_eval."""
     rng = np.random.default_rng(20210)
@@ -245,7 +246,7 @@ def test_cli_json_per_topic_and_mean_agree_with_pytrec_eval(tmp_path):
              ("ndcg", "nDCG"), ("Rprec", "Rprec"), ("recall_100", "R@100"), ("11pt_avg", "AP11pt")]
     cli = Path(sys.executable).with_name("rpdi")
     args = [str(cli), "eval", str(qrels_path), str(run_path), "--per-topic", "--format", "json",
-            "--float32-scores"] + [x for _, m in pairs for x in ("-m", m)]
+            "--compat", "pytrec_eval"] + [x for _, m in pairs for x in ("-m", m)]
     done = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     ours = {(r["topic"], r["measure"]): r["value"] for r in json.loads(done.stdout)}

@@ -425,11 +425,13 @@ def test_004_map():
 ])
 def test_004_eleven_point_ap(name, text, levels):
     """004 "Average Precision (Alternative 2)": A (2 x 1.0 + 7 x 0.83 + 2 x 0.6)/11 = 0.82;
-    B (11 x 0.6)/11 = 0.6."""
+    B (11 x 0.6)/11 = 0.6. The chapter interpolates at "recall >= r", trec_eval 9.x's rule
+    (floor(r R + 0.9) relevant documents), which rpdi keeps under compat="pytrec_eval";
+    trec_eval 10.0's lround(r R) is the default."""
     b, R = _reconstruct(name)
-    printed(score("AP11pt", b, R=R), text)
+    printed(score("AP11pt", b, R=R, compat="pytrec_eval"), text)
     for i, level_text in enumerate(levels):
-        printed(score(f"IPrec@{i / 10}", b, R=R), level_text)
+        printed(score(f"IPrec@{i / 10}", b, R=R, compat="pytrec_eval"), level_text)
 
 
 def test_004_mrr():

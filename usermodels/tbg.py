@@ -10,7 +10,8 @@ class TBG(BrowsingModel):
     """Reads each snippet (4.4 s); clicks with probability 0.64 (relevant) or 0.39 (not) and
     then reads the document (0.018 words + 7.8 s); saves a relevant one with probability 0.77
     (gain 1). A time budget B ~ Exponential(ln 2 / halflife) ends the session. A document's
-    length is the run's seventh column where it has one, else the measure's ``words``.
+    length comes from the user's lengths file (rpdi eval --doc-lengths) where it gives one, else
+    the measure's ``words``.
 
     E[G] = sum_k g_k E[exp(-lambda T_k)] with the *random* time T_k to reach rank k, while the
     closed form uses exp(-lambda E[T_k]); by Jensen's inequality the model's expected gain is at

@@ -1,4 +1,5 @@
-"""Benchmark: ``rpdi eval`` (a whole process, start-up included) against pytrec_eval.
+"""Benchmark: ``rpdi eval`` (a whole process, start-up included) against pytrec_eval, and
+against trec_eval 10.0 when a ``trec_eval`` binary is on PATH or named by $TREC_EVAL.
 
 Generates, in a temporary directory, RUNS runs x TOPICS topics x DEPTH documents and graded
 qrels (about JUDGED judged documents per topic, grades 0-3, ties in the scores) with a fixed
@@ -8,9 +9,14 @@ numpy seed, then times, best of --repeat:
 (b) pytrec_eval's ``parse_qrel`` / ``parse_run`` of the same files and one ``RelevanceEvaluator``
     evaluating every run for P_10, map, recip_rank, ndcg_cut_10 and ndcg.
 
-It prints both times and the ratio rpdi / pytrec_eval against the target (<= 0.5). The two must
-agree (rpdi with ``--float32-scores``, mean per run, to 1e-9), so the benchmark cannot be fast by
-being wrong. Exit status 0, or 1 if they disagree (missing the target is reported, not an error).
+(c) if found, ``trec_eval -m P_10 -m map -m recip_rank -m ndcg_cut_10 -m ndcg QRELS RUN`` once
+    per run (trec_eval takes one run), the second anchor; without it that part is skipped with
+    a message.
+
+It prints the times and the ratio rpdi / pytrec_eval against the target (<= 0.5). rpdi must
+agree with pytrec_eval (rpdi with ``--compat pytrec_eval``, mean per run, to 1e-9) and with
+trec_eval (``--format trec``, the printed 4 decimals), so the benchmark cannot be fast by being
+wrong. Exit status 0, or 1 on a disagreement (missing the target is reported, not an error).
 
     python tests/benchmarks/eval_speed.py --runs 20 --topics 50 --depth 1000 --judged 200
 """
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -91,14 +98,43 @@ def _write(path: str, columns) -> None:
         fh.write("\n".join(line.tolist()) + "\n")
 
 
-def rpdi_command(qrels: str, runs: list[str], float32: bool = False) -> list[str]:
+def rpdi_command(qrels: str, runs: list[str], compat: bool = False) -> list[str]:
     exe = os.path.join(os.path.dirname(sys.executable), "rpdi")
     cmd = [exe, "eval", qrels, *runs]
     for m in RPDI_MEASURES:
         cmd += ["-m", m]
-    if float32:
-        cmd += ["--float32-scores", "--format", "json"]
+    if compat:
+        cmd += ["--compat", "pytrec_eval", "--format", "json"]
     return cmd
+
+
+def trec_eval_binary() -> str | None:
+    """The trec_eval 10.0 binary: $TREC_EVAL, else ``trec_eval`` on PATH, else None."""
+    return os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+
+
+def trec_eval_command(binary: str, qrels: str, run: str) -> list[str]:
+    return [binary] + [x for m in TREC_MEASURES for x in ("-m", m)] + [qrels, run]
+
+
+def time_trec_eval(binary: str, qrels: str, runs: list[str]) -> float:
+    start = time.perf_counter()
+    for run in runs:
+        subprocess.run(trec_eval_command(binary, qrels, run), check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def check_trec_eval(binary: str, qrels: str, runs: list[str]) -> list[str]:
+    """Runs whose ``rpdi eval --format trec`` lines differ from trec_eval's; empty if none."""
+    exe = os.path.join(os.path.dirname(sys.executable), "rpdi")
+    problems = []
+    for run in runs:
+        theirs = subprocess.run(trec_eval_command(binary, qrels, run), check=True, stdout=subprocess.PIPE).stdout
+        ours = subprocess.run([exe, "eval", qrels, run, "--format", "trec"] +
+                              [x for m in TREC_MEASURES for x in ("-m", m)], check=True, stdout=subprocess.PIPE).stdout
+        if ours != theirs:
+            problems.append(f"{os.path.basename(run)}: rpdi --format trec differs from trec_eval")
+    return problems
 
 
 def time_rpdi(qrels: str, runs: list[str]) -> float:
@@ -130,7 +166,7 @@ def time_pytrec_eval(qrels: str, runs: list[str]) -> float:
 
 def check_agreement(qrels: str, runs: list[str]) -> list[str]:
     """Differences (> 1e-9) between rpdi's and pytrec_eval's per-run means; empty if none."""
-    out = subprocess.run(rpdi_command(qrels, runs, float32=True), check=True,
+    out = subprocess.run(rpdi_command(qrels, runs, compat=True), check=True,
                          stdout=subprocess.PIPE).stdout
     rpdi = {(r["run"], r["measure"]): r["value"] for r in json.loads(out) if r["topic"] == "all"}
     reference = pytrec_eval_all(qrels, runs)
@@ -170,18 +206,28 @@ def main(argv=None) -> int:
         time_pytrec_eval(qrels, runs)
         t_rpdi = min(time_rpdi(qrels, runs) for _ in range(args.repeat))
         t_trec = min(time_pytrec_eval(qrels, runs) for _ in range(args.repeat))
+        binary = trec_eval_binary()
+        if binary:
+            problems += check_trec_eval(binary, qrels, runs)
+            t_binary = min(time_trec_eval(binary, qrels, runs) for _ in range(args.repeat))
 
     ratio = t_rpdi / t_trec
     print(f"rpdi eval (subprocess, start-up included): {t_rpdi:8.3f} s")
     print(f"pytrec_eval (parse + evaluate):            {t_trec:8.3f} s")
     print(f"ratio rpdi / pytrec_eval: {ratio:.3f}  (target <= {TARGET}: "
           f"{'met' if ratio <= TARGET else 'NOT met'})")
+    if binary:
+        print(f"trec_eval ({binary}, one process a run): {t_binary:8.3f} s")
+        print(f"ratio rpdi / trec_eval: {t_rpdi / t_binary:.3f}")
+    else:
+        print("trec_eval: no binary on PATH or in $TREC_EVAL, second anchor skipped")
     if problems:
-        print(f"DISAGREEMENT between rpdi and pytrec_eval ({len(problems)}):", file=sys.stderr)
+        print(f"DISAGREEMENT between rpdi and its anchors ({len(problems)}):", file=sys.stderr)
         for line in problems[:20]:
             print("  " + line, file=sys.stderr)
         return 1
-    print(f"agreement: all {len(runs)} runs x {len(RPDI_MEASURES)} measures within 1e-9")
+    print(f"agreement: all {len(runs)} runs x {len(RPDI_MEASURES)} measures within 1e-9 of pytrec_eval"
+          + (", trec_eval's lines identical" if binary else ""))
     return 0
 
 

@@ -1,8 +1,8 @@
 """CAsT 2021 (real qrels, the five organisers' runs) per topic: rpdi against pytrec_eval.
 
 Reads the CAsT 2021 data bundled with rpdi (rpdi.experiments.bundled), evaluates P@10, AP,
-RR, nDCG, nDCG@10, Rprec, R@100 and Success@10 with rpdi (``float32_scores=True``, as trec_eval
-ranks) and with pytrec_eval, for every (run, topic, measure), prints how many triples were
+RR, nDCG, nDCG@10, Rprec, R@100 and Success@10 with rpdi (``compat="pytrec_eval"``: float32
+scores and the 9.x interpolation, as pytrec_eval computes them) and with pytrec_eval, for every (run, topic, measure), prints how many triples were
 compared and the largest absolute difference, and exits 1 if any difference exceeds 1e-9.
 
 pytrec_eval reports the topics in both the run and the qrels; a qrels topic missing from a run
@@ -47,7 +47,7 @@ def compare(data_dir: Path, tolerance: float = 1e-9) -> tuple[int, float, list[s
     requests = [theirs for theirs, _ in MEASURES]
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, requests)
     records = evaluate(str(qrels_path), [str(p) for p in run_paths], [ours for _, ours in MEASURES],
-                       per_topic=True, float32_scores=True)
+                       per_topic=True, compat="pytrec_eval")
     ours = {(r["run"], r["topic"], r["measure"]): r["value"] for r in records if r["topic"] != "all"}
     n, worst, diffs = 0, 0.0, []
     for path in run_paths:
