@@ -154,9 +154,9 @@ def test_numpy_warnings_never_reach_the_terminal(data, capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a warning that escapes would be an internal error
         status, out, err = run_cli(capsys, ["eval", data / "q.txt", data / "r.txt", "-m", "RR",
-                                            "--float32-scores", "--per-topic", "--format", "json"])
+                                            "--compat", "pytrec_eval", "--per-topic", "--format", "json"])
     assert status == 0 and err == ""
-    # 1e308 is +inf as a float32 (as trec_eval stores it): d2 (non-relevant) stays first, -1e308
+    # 1e308 is +inf as a float32 (as pytrec_eval stores it): d2 (non-relevant) stays first, -1e308
     # (-inf) second, d1 last: RR = 1/2 from d3
     assert {r["topic"]: r["value"] for r in json.loads(out)}["1"] == 0.5
     # a model of one's own whose gains overflow: no result, one line
