@@ -5,6 +5,9 @@ command line exits with status 2 and that one line."""
 
 from __future__ import annotations
 
+import inspect
+import re
+
 import numpy as np
 import pytest
 
@@ -87,3 +90,23 @@ def test_the_command_line_reports_the_fault_in_one_line(tmp_path, capsys):
     assert rpdi_main(["simulate", str(qrels), str(run), "-m", f"{path}:Faulty", "--users", "10"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{path}: Faulty: at rank 2, state 1: branch 0 has probability 1.7" in err[0], err
+
+
+def test_rule_and_citation_are_stated_once():
+    """Each model's browsing rule and citation live in its measure's declaration only; the model
+    class reads them from there, and ``rpdi models`` shows them."""
+    from rpdi.metrics import MEASURES
+    from rpdi.usermodels import MODELS
+
+    out = []
+    for name, cls in MODELS.items():
+        assert not re.search(r"^\s+(rule|citation)\s*[:=]", inspect.getsource(cls), re.M), name
+        assert (cls.rule, cls.citation) == (MEASURES[name].user_model, MEASURES[name].citation), name
+        out.append(f"    user: {MEASURES[name].user_model}\n    ref:  {MEASURES[name].citation}")
+    import io
+    from contextlib import redirect_stdout
+
+    with redirect_stdout(io.StringIO()) as shown:
+        assert rpdi_main(["models"]) == 0
+    for text in out:
+        assert text in shown.getvalue()
