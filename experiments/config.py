@@ -11,7 +11,7 @@ import itertools
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from rpdi.metrics.trec import InputError
 from rpdi.simulate.settings import Settings, validation_message
@@ -118,6 +118,7 @@ class Config(_Strict):
     output: Output = Output()
     analysis: Analysis = Analysis()
     compare: Compare | None = None
+    _names: list[str] | None = PrivateAttr(None)  # the measure names, once expanded
 
 
 def load_config(path: str) -> tuple[Config, str]:
@@ -149,9 +150,12 @@ def load_config(path: str) -> tuple[Config, str]:
 
 def expand_measures(config: Config, path: str = "config") -> list[str]:
     """Every measure name of the config, grids expanded (in the order given); each must have a
-    browsing model."""
+    browsing model. Expanded once per config (loading a model may execute a model file of one's
+    own); later calls return the same names."""
     from rpdi.usermodels import model_for
 
+    if config._names is not None:
+        return list(config._names)
     names = []
     for i, entry in enumerate(config.measures):
         keys = list(entry.grid)
@@ -172,7 +176,8 @@ def expand_measures(config: Config, path: str = "config") -> list[str]:
     for i, name in enumerate(agent.measures if agent is not None else []):
         if name not in names:
             raise InputError(f"{path}: agent_check.measures.{i}: {name!r} is not one of the measures")
-    return names
+    config._names = names
+    return list(names)
 
 
 def resolve_files(config: Config, base: str, path: str = "config") -> None:

@@ -168,7 +168,7 @@ def _parameter_curves(config, records, results) -> list[tuple]:
                 continue
             curves[run] = (value, [v + residual[(n, run)] for v, n in zip(value, names)])
         safe = re.sub(r"[^A-Za-z0-9]+", "_", entry.name).strip("_")
-        extra.append((plots.parameter, (param, list(values), curves, f"parameter_{i}_{safe}.png")))
+        extra.append((plots.parameter, (entry.name, param, list(values), curves, f"parameter_{i}_{safe}.png")))
     return extra
 
 
@@ -204,6 +204,24 @@ class Summary(str):
     status: int
 
 
+MEANS_LEGEND = """\
+*closed form*: the measure's formula; *exact*: the expectation of its browsing model, by
+probability propagation (*aggregation*: which one equals the measure: `rate` = E[G]/E[N], the
+expected gain over the expected number of documents read; `mean_rate` = E[G/N], the mean of
+each user's own rate; `total` = E[G]); *estimate*: the mean over simulated users, *stderr* its
+standard error; *z* = (estimate - exact) / stderr. All are means over topics; – is undefined.
+"""
+
+AGREEMENT_LEGEND = """\
+Per measure, over its (run, topic) cells: *z-tests*, the z-tests made (of the mean, and of the
+variance); *max abs z*; *failing cells*, those the verdict above counts as failures (0 when
+simulation, model and closed form agree); *zero-variance*, the cells where every user has the
+same outcome, so no z-test is possible and the estimate must equal the exact value;
+*mismatches*, those where it does not; *max abs(closed - exact)*, the largest gap between the
+closed form and the exact expectation (0 up to rounding when the model is the measure).
+"""
+
+
 def write_report(out_dir: str, config, config_path: str, measures: list[str], results: list[dict],
                  manifest: dict, verdict: dict) -> Summary:
     """Write every output file; return the summary for the terminal. The main engine's records
@@ -234,8 +252,8 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
           f"seed {config.experiment.seed}, {config.experiment.users} users per (run, topic, measure), "
           f"engine {config.experiment.engine}, convention {config.experiment.convention}\n",
           "## Verdict\n", "\n".join(lines) + "\n",
-          "## Means over topics\n", _md_table(header, summary_rows),
-          "## Agreement\n", _md_table(verdict_header, verdict_rows)]
+          "## Means over topics\n", _md_table(header, summary_rows), MEANS_LEGEND,
+          "## Agreement\n", _md_table(verdict_header, verdict_rows), AGREEMENT_LEGEND]
     extra = _parameter_curves(config, records, main)
     analysis = config.analysis
     if analysis.agreement:
@@ -254,16 +272,27 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
 
         compared = report_section(out_dir, config, records)
         md += ["## Comparing systems\n", compared[0]]
-    write_atomic(os.path.join(out_dir, "summary.md"), "\n".join(md))
     if config.output.plots:
         extra = [(fn, args[:-1] + (os.path.join(out_dir, "plots", args[-1]),)) for fn, args in extra]
         written = plots.all_plots(out_dir, records, main, extra) + (compared[1] if compared else [])
         manifest["plots"] = [os.path.relpath(p, out_dir) for p in written]
+        md += ["## Plots\n", _plot_links(manifest["plots"])]
+    write_atomic(os.path.join(out_dir, "summary.md"), "\n".join(md))
     manifest["versions"] = _versions()
     write_atomic(os.path.join(out_dir, "manifest.json"), json.dumps(manifest, indent=1))
     text = Summary(_terminal(header, summary_rows, lines, out_dir))
     text.verdict, text.status = verdict, verdict["status"]
     return text
+
+
+def _plot_links(paths: list[str]) -> str:
+    """A Markdown list linking each plot (relative to summary.md), with its SVG twin if any."""
+    lines = []
+    for p in paths:
+        svg = os.path.splitext(p)[0] + ".svg"
+        if p != svg:
+            lines.append(f"- [{os.path.basename(p)}]({p})" + (f" ([SVG]({svg}))" if svg in paths else ""))
+    return "\n".join(lines) + "\n"
 
 
 def _versions() -> dict:

@@ -19,6 +19,8 @@ import numpy as np
 
 from rpdi.metrics.trec import InputError, Qrels, Run, to_numpy
 
+TOPICS = ("qrels", "intersection")  # which topics a run's mean is over (see build_rankings)
+
 
 @dataclass(frozen=True)
 class Rankings:
@@ -56,7 +58,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     """
     import pyarrow as pa
 
-    if topics not in ("qrels", "intersection"):
+    if topics not in TOPICS:
         raise InputError(f"topics: expected 'qrels' or 'intersection', not {topics!r}")
     if not runs:
         raise InputError("no run given")

@@ -24,11 +24,6 @@ class TBG(BrowsingModel):
     measure_name = "TBG"
     aggregation = "total"
 
-    def __init__(self, measure):
-        super().__init__(measure)
-        self.halflife = self.measure.params["halflife"]
-
-
     def step(self, state, at):
         relevant = at.gain > 0
         click = np.where(relevant, TBG_CLICK[1], TBG_CLICK[0])
