@@ -31,7 +31,7 @@ from rpdi.metrics.view import Score, View
 from rpdi.simulate import agents, vector
 from rpdi.simulate.estimators import Moments
 from rpdi.simulate.progress import progress_bar
-from rpdi.simulate.ranking import BLOCK, block_rng, rankings_for, stream
+from rpdi.simulate.ranking import BLOCK, blocks, rankings_for, stream
 from rpdi.simulate.settings import check_settings
 from rpdi.simulate.stats import bennett_p, holm, p_values
 from rpdi.simulate.work import check_work, steps
@@ -130,15 +130,9 @@ def simulate_ranking(model, ranking, users: int, task: np.random.SeedSequence, e
     """Moments of simulated sessions on one ranking, in blocks of BLOCK users with their own
     streams: ``users`` sessions, or with ``target_stderr`` as many blocks as it takes (at most
     ``max_users``) for the model's aggregation to reach that standard error."""
-    run_sessions = ENGINES[engine]
     moments = Moments()
-    limit = max_users if target_stderr is not None else users
-    block = 0
-    while moments.users < limit:
-        n = min(BLOCK, limit - moments.users)
-        G, N, cost = run_sessions(model, ranking, n, block_rng(task, block))
-        moments.add(G, N, cost)
-        block += 1
+    for n, rng in blocks(task, max_users if target_stderr is not None else users):
+        moments.add(*ENGINES[engine](model, ranking, n, rng))
         if target_stderr is not None:
             se = moments.estimate(model.aggregation)[1]
             if moments.users >= 2 * BLOCK and np.isfinite(se) and se <= target_stderr:

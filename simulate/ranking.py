@@ -72,6 +72,13 @@ def block_rng(task: np.random.SeedSequence, block: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(task.entropy, spawn_key=(block,))))
 
 
+def blocks(task: np.random.SeedSequence, users: int):
+    """The ``users`` users of a task in blocks, in order: (size, generator) pairs of BLOCK users
+    each (the last one fewer), each block with its own stream."""
+    for block, first in enumerate(range(0, users, BLOCK)):
+        yield min(BLOCK, users - first), block_rng(task, block)
+
+
 def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray) -> tuple:
     """Pick each user's branch by one uniform draw u: (gain, continue, next state, time).
 
