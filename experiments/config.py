@@ -119,6 +119,7 @@ class Config(_Strict):
     analysis: Analysis = Analysis()
     compare: Compare | None = None
     _names: list[str] | None = PrivateAttr(None)  # the measure names, once expanded
+    _written: dict[str, str] = PrivateAttr(default_factory=dict)  # resolved name -> as written
 
 
 def load_config(path: str) -> tuple[Config, str]:
@@ -140,10 +141,14 @@ def load_config(path: str) -> tuple[Config, str]:
         where, msg = validation_message(exc)
         raise InputError(f"{path}: {where}: {msg}") from None
     base = os.path.dirname(os.path.abspath(path))
+    written = [entry.name for entry in config.measures]
     for entry in config.measures:  # a model of one's own: its file relative to the config
         if is_plugin(entry.name) and not os.path.isabs(entry.name):
             entry.name = os.path.join(base, entry.name)
     expand_measures(config, path)
+    config._written = {name: shown for entry, template in zip(config.measures, written)
+                       for name, shown in zip([entry.name] + _grid_names(entry),
+                                              [template] + _grid_names(entry, template))}
     resolve_files(config, base, path)
     return config, base
 
@@ -158,12 +163,11 @@ def expand_measures(config: Config, path: str = "config") -> list[str]:
         return list(config._names)
     names = []
     for i, entry in enumerate(config.measures):
-        keys = list(entry.grid)
-        for values in itertools.product(*(entry.grid[k] for k in keys)):
-            try:
-                name = entry.name.format(**dict(zip(keys, values)))
-            except (KeyError, IndexError, ValueError) as exc:
-                raise InputError(f"{path}: measures.{i}.name: placeholder {exc} not in the grid") from None
+        try:
+            expanded = _grid_names(entry)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise InputError(f"{path}: measures.{i}.name: placeholder {exc} not in the grid") from None
+        for name in expanded:
             try:
                 model_for(name)
             except InputError as exc:
@@ -178,6 +182,21 @@ def expand_measures(config: Config, path: str = "config") -> list[str]:
             raise InputError(f"{path}: agent_check.measures.{i}: {name!r} is not one of the measures")
     config._names = names
     return list(names)
+
+
+def _grid_names(entry: MeasureGrid, template: str | None = None) -> list[str]:
+    """The names of one measure entry, its grid expanded (``template``: another spelling of the
+    entry's name with the same placeholders)."""
+    keys = list(entry.grid)
+    template = entry.name if template is None else template
+    return [template.format(**dict(zip(keys, values)))
+            for values in itertools.product(*(entry.grid[k] for k in keys))]
+
+
+def shown_name(config: Config, name: str) -> str:
+    """A measure name as the config wrote it: a model of one's own with its path relative to the
+    config, not the absolute path it is run under."""
+    return config._written.get(name, name)
 
 
 def resolve_files(config: Config, base: str, path: str = "config") -> None:

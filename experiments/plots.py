@@ -23,7 +23,8 @@ def _figure(size: tuple[float, float], panels: int = 1):
         return plt.subplots(figsize=size)
     cols = min(3, panels)
     rows = math.ceil(panels / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(size[0] * cols / 2, size[1] * rows / 2), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(size[0] * cols / 2, 0.5 + size[1] * rows / 1.6),
+                             squeeze=False)
     for ax in axes.ravel()[panels:]:
         ax.set_visible(False)
     return fig, axes.ravel()[:panels]
@@ -95,6 +96,8 @@ def stopping(results: list[dict], path: str) -> list[str]:
     """The stopping-depth distribution L(i) of every measure's browsing model, averaged over the
     runs of each task's mean over topics; one panel per measure, each with its own scale, so
     that one model's spike (P@k stops at k with probability 1) does not flatten the others."""
+    from matplotlib.ticker import MaxNLocator
+
     by_measure = defaultdict(list)
     for res in results:
         if res["stop"]:
@@ -102,9 +105,11 @@ def stopping(results: list[dict], path: str) -> list[str]:
     fig, axes = _figure((7, 4), max(1, len(by_measure)))
     axes = np.atleast_1d(axes)
     for ax, (measure, stops) in zip(axes, by_measure.items()):
-        width = min(len(s) for s in stops)
-        ax.plot(np.arange(1, width + 1), np.mean([s[:width] for s in stops], axis=0))
-        ax.set_xlim(0, min(50, width) + 1)
+        width = min(50, max(len(s) for s in stops))  # the first 50 ranks; past its end L(i) = 0
+        mean = np.mean([np.pad(s[:width], (0, width - len(s[:width]))) for s in stops], axis=0)
+        ax.bar(np.arange(1, width + 1), mean, width=0.8)
+        ax.set_xlim(0.3, width + 0.7)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title(measure, fontsize=8)
         ax.tick_params(labelsize=7)
     if not by_measure:

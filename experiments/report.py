@@ -16,6 +16,7 @@ from collections import defaultdict
 import numpy as np
 
 from rpdi.experiments import plots
+from rpdi.experiments.config import shown_name
 from rpdi.experiments.formats import SIMULATE_FIELDS, align, to_csv
 from rpdi.experiments.store import write_atomic
 from rpdi.simulate.check import describe
@@ -40,6 +41,12 @@ def agreement_table(records: list[dict], cells: list[dict], verdict: dict) -> li
 
 def _num(x, digits=4):
     return "–" if x is None else f"{x:.{digits}f}" if isinstance(x, float) else str(x)
+
+
+def _significant(x, digits=4):
+    """A standard error with ``digits`` significant digits: a small one must not print as 0.0000
+    beside its z."""
+    return "–" if x is None else f"{x:.{digits}g}"
 
 
 def _md_table(header: list[str], rows: list[list]) -> str:
@@ -160,15 +167,16 @@ def _parameter_curves(config, records, results) -> list[tuple]:
         (param, values), = entry.grid.items()
         if not all(isinstance(v, (int, float)) for v in values):
             continue
-        names = [entry.name.format(**{param: v}) for v in values]
+        names = [shown_name(config, entry.name.format(**{param: v})) for v in values]
         curves = {}
         for run in dict.fromkeys(r["run"] for r in records):
             value = [alls.get((n, run)) for n in names]
             if None in value:
                 continue
             curves[run] = (value, [v + residual[(n, run)] for v, n in zip(value, names)])
-        safe = re.sub(r"[^A-Za-z0-9]+", "_", entry.name).strip("_")
-        extra.append((plots.parameter, (entry.name, param, list(values), curves, f"parameter_{i}_{safe}.png")))
+        written = shown_name(config, entry.name)  # the name's template, as the config wrote it
+        safe = re.sub(r"[^A-Za-z0-9]+", "_", written).strip("_")
+        extra.append((plots.parameter, (written, param, list(values), curves, f"parameter_{i}_{safe}.png")))
     return extra
 
 
@@ -222,11 +230,25 @@ closed form and the exact expectation (0 up to rounding when the model is the me
 """
 
 
+def _as_written(config, results: list[dict], verdict: dict) -> tuple[list[dict], dict]:
+    """Task results and verdict with every measure named as the config wrote it."""
+    def named(item: dict) -> dict:
+        return {**item, "measure": shown_name(config, item["measure"])} if "measure" in item else item
+
+    results = [{**named(res), "records": [named(r) for r in res["records"]],
+                "cells": [named(c) for c in res.get("cells", [])]} for res in results]
+    return results, {**verdict, "failures": [named(f) for f in verdict.get("failures", [])],
+                     "marginal": [named(m) if isinstance(m, dict) else m for m in verdict.get("marginal", [])]}
+
+
 def write_report(out_dir: str, config, config_path: str, measures: list[str], results: list[dict],
                  manifest: dict, verdict: dict) -> Summary:
     """Write every output file; return the summary for the terminal. The main engine's records
     go to results.csv/json, the agent engine's check (``agent_check``) to agent_check.csv, the
-    verdict to verdict.json."""
+    verdict to verdict.json. A model of one's own is named as the config wrote it (relative to
+    the config) in every table, CSV and plot name."""
+    results, verdict = _as_written(config, results, verdict)
+    measures = [shown_name(config, m) for m in measures]
     main = [res for res in results if res.get("role", "main") == "main"]
     records = [r for res in main for r in res["records"]]
     agent_records = [r for res in results if res not in main for r in res["records"]]
@@ -241,7 +263,7 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
     cells = [c for res in results for c in res.get("cells", [])]
     table = agreement_table(records + agent_records, cells, verdict)
     summary_rows = [[r["run"], r["measure"], r["aggregation"], r["closed_form"], r["exact"], r["estimate"],
-                     r["stderr"], r["z"]] for r in records if r["topic"] == "all"]
+                     _significant(r["stderr"]), _num(r["z"], 2)] for r in records if r["topic"] == "all"]
     header = ["run", "measure", "aggregation", "closed form", "exact", "estimate", "stderr", "z"]
     verdict_rows = [[v["measure"], v["tests"], v["max_abs_z"], v["failures"], v["zero_variance"],
                      v["zero_variance_mismatches"], v["max_closed_vs_exact"]] for v in table]

@@ -65,7 +65,8 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     names = tuple(r.name for r in runs)
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
-        raise InputError(f"{dup}: two runs have the same name")
+        sources = " and ".join(r.source for r in runs if r.name == dup)
+        raise InputError(f"runs {sources} have the same name {dup!r}; name them NAME=PATH")
 
     # topic and docno columns as dictionary arrays: the joins below work on integer codes
     columns = [(qrels.topic, qrels.docno)] + [(r.topic, r.docno) for r in runs]

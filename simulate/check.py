@@ -495,5 +495,7 @@ def _mean_record(run, measure, aggregation, topic_records) -> dict:
     if defined and all(r["estimate"] is not None for r in defined):
         est = mean("estimate")
         se = float(np.sqrt(sum(r["stderr"] ** 2 for r in defined))) / len(defined)
+    # users per topic, as --users counts them: the mean over the topics simulated
+    simulated = [r["users"] for r in topic_records if r["users"]]
     return _record(run, "all", measure, aggregation, mean("closed_form"), mean("exact") if defined else np.nan,
-                   est, se, sum(r["users"] for r in topic_records))
+                   est, se, round(np.mean(simulated)) if simulated else 0)
