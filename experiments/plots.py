@@ -34,6 +34,7 @@ def _finish(fig, path: str, ax=None, title: str = "", xlabel: str = "", ylabel: 
             **legend) -> list[str]:
     """Title and label ``ax`` (if given), add a legend if anything is labelled, write ``path``
     (.png) and its .svg twin; the paths written."""
+    import matplotlib
     import matplotlib.pyplot as plt
 
     if ax is not None:
@@ -41,11 +42,11 @@ def _finish(fig, path: str, ax=None, title: str = "", xlabel: str = "", ylabel: 
         ax.title.set_fontsize(10)
         if ax.get_legend_handles_labels()[0]:  # nothing to label (e.g. users = 0): no legend
             ax.legend(fontsize=7, **legend)
-    fig.tight_layout()
     written = []
     for fmt in ("png", "svg"):
         buf = io.BytesIO()
-        fig.savefig(buf, format=fmt, dpi=110, bbox_inches="tight")
+        with matplotlib.rc_context({"svg.fonttype": "none"}):  # SVG text stays text: smaller, editable
+            fig.savefig(buf, format=fmt, dpi=110, bbox_inches="tight")
         written.append(os.path.splitext(path)[0] + "." + fmt)
         write_atomic(written[-1], buf.getvalue())
     plt.close(fig)
@@ -107,7 +108,7 @@ def stopping(results: list[dict], path: str) -> list[str]:
     for ax, (measure, stops) in zip(axes, by_measure.items()):
         width = min(50, max(len(s) for s in stops))  # the first 50 ranks; past its end L(i) = 0
         mean = np.mean([np.pad(s[:width], (0, width - len(s[:width]))) for s in stops], axis=0)
-        ax.bar(np.arange(1, width + 1), mean, width=0.8)
+        ax.stairs(mean, np.arange(0.5, width + 1), fill=True)  # one artist, not a bar per rank
         ax.set_xlim(0.3, width + 0.7)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title(measure, fontsize=8)
@@ -117,6 +118,7 @@ def stopping(results: list[dict], path: str) -> list[str]:
     fig.suptitle("Where each measure's user stops", fontsize=10)
     fig.supxlabel("rank i at which the user stops", fontsize=9)
     fig.supylabel("L(i), mean over topics, then runs", fontsize=9)
+    fig.tight_layout()
     return _finish(fig, path)
 
 
