@@ -138,7 +138,12 @@ def test_dask_local_cluster_gives_identical_results(small, tmp_path):
     assert read(tmp_path / "dask" / "manifest.json")  # the report is complete
 
 
-def test_unreachable_scheduler_is_a_one_line_error(small, tmp_path, capsys):
+def test_unreachable_scheduler_is_a_one_line_error(small, tmp_path, capsys, monkeypatch):
+    import dask.distributed
+
+    # the same failure, met after 1 s instead of the runner's 10 s connection timeout
+    client = dask.distributed.Client
+    monkeypatch.setattr(dask.distributed, "Client", lambda address, timeout: client(address, timeout="1s"))
     config, _ = small
     status, out, err = cli(capsys, ["run", config, "--out", str(tmp_path / "x"),
                                     "--scheduler", "tcp://127.0.0.1:9"])

@@ -148,6 +148,7 @@ def _propagate(model, start, states, gains, tail_gain, length, convention, horiz
     quiet_from = np.where(tail_gain[..., 0] == 0, last_gain, np.iinfo(np.int64).max)
     if convention == "stop":
         quiet_from[:] = np.iinfo(np.int64).max
+    rank_power = _RANK_POWER.reshape((-1,) + (1,) * len(rows))
     i = 0
     while True:
         i += 1
@@ -169,23 +170,32 @@ def _propagate(model, start, states, gains, tail_gain, length, convention, horiz
         m, h, q = alive
         alive_next = np.zeros_like(alive)
         stop = np.zeros((3,) + rows)
+        ending = last.any()
         for br in branches:
             x = br.gain
-            taken = np.stack([m, h + x * m, q + 2 * x * h + x * x * m]) * br.prob
+            taken = alive.copy()  # (m, h + x m, q + x (2 h + x m)) times the branch's probability
+            taken[2] += x * (2 * h + x * m)
+            taken[1] += x * m
+            taken *= br.prob
             cost += (taken[0] * br.time).sum(-1)
-            cont = np.logical_and(br.cont, ~last)
-            if model.halflife is not None:  # the budget ends some continuing sessions here
-                cont_share = np.where(cont, model.survival(br.time), 0.0)
+            if type(br.cont) is bool and not ending and model.halflife is None:  # all alike
+                if not br.cont:
+                    stop += taken.sum(-1)
+                    continue
             else:
-                cont_share = np.where(cont, 1.0, 0.0)
-            stop += (taken * (1 - cont_share)).sum(-1)
-            taken = taken * cont_share
+                cont = np.logical_and(br.cont, ~last)
+                if model.halflife is not None:  # the budget ends some continuing sessions here
+                    cont_share = np.where(cont, model.survival(br.time), 0.0)
+                else:
+                    cont_share = np.where(cont, 1.0, 0.0)
+                stop += (taken * (1 - cont_share)).sum(-1)
+                taken *= cont_share
             if br.state is None:
                 alive_next += taken
             else:
                 alive_next += _scatter(taken, np.broadcast_to(np.asarray(br.state), taken.shape), K)
         stops.append(stop[0])
-        stopped += stop[_GAIN_POWER] * (float(i) ** _RANK_POWER).reshape((-1,) + (1,) * len(rows))
+        stopped += stop[_GAIN_POWER] * float(i) ** rank_power
         alive = alive_next
         best = np.maximum(best, g)
     values, variance = _expectations(dict(zip(_STOPPED, stopped)), never, cost, defined)
@@ -221,13 +231,22 @@ def _check_branches(model, branches, visited, states, rank) -> None:
     """A model's step must give, at every (rank, state) the evaluator visits, finite branch
     probabilities in [0, 1] summing to 1 (to 1e-9) and finite gains; InputError names the model's
     file and class, the rank and the state otherwise (a model of one's own is not trusted)."""
+    # the common case at once, on the arrays as given (NaN fails every comparison); only a model
+    # that fails it is searched for the culprit, where users are
+    total = 0.0
+    for br in branches:
+        p, x = np.asarray(br.prob, dtype=float), np.asarray(br.gain, dtype=float)
+        if not (((p >= 0) & (p <= 1)).all() and np.isfinite(x).all()):
+            break
+        total = total + p
+    else:
+        if branches and (np.abs(total - 1) <= 1e-9).all():
+            return
+    if not visited.any():
+        return
     probs = [np.broadcast_to(np.asarray(br.prob, dtype=float), visited.shape) for br in branches]
     gains = [np.broadcast_to(np.asarray(br.gain, dtype=float), visited.shape) for br in branches]
     total = sum(probs) if probs else np.zeros(visited.shape)
-    # the common case in one pass (NaN fails every comparison); the search below finds the culprit
-    if (all(((p >= 0) & (p <= 1)).all() and np.isfinite(x).all() for p, x in zip(probs, gains))
-            and (np.abs(total - 1) <= 1e-9).all()) or not visited.any():
-        return
 
     def fail_where(bad, values, what):
         bad = bad & visited
