@@ -295,8 +295,11 @@ def test_a_directory_does_not_shadow_a_shipped_config(tmp_path, monkeypatch, cap
     """A results directory named like a shipped config (``--out validate_core``) is not a config."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "template").mkdir()
-    # the shipped template is found (and fails on its missing data, not on the directory)
-    assert_config_error(capsys, ["run", "template", "--out", "o"], tmp_path / "o", "data.qrels")
+    # the shipped template is found, not the directory
+    from rpdi.experiments.run import config_path
+
+    shipped = resources.files("rpdi.experiments") / "configs" / "template.toml"
+    assert os.path.samefile(config_path("template"), str(shipped))
     (tmp_path / "d.toml").mkdir()
     assert_config_error(capsys, ["run", "d.toml", "--out", "o"], tmp_path / "o", "d.toml")
 
