@@ -12,13 +12,19 @@ import numpy as np
 from rpdi.experiments.store import write_atomic
 
 
-def _figure(size: tuple[float, float], panels: int = 1):
-    """A new figure of ``panels`` axes (a grid of at most three columns for several)."""
+def _pyplot():
+    """matplotlib's pyplot on the Agg backend (no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _figure(size: tuple[float, float], panels: int = 1):
+    """A new figure of ``panels`` axes (a grid of at most three columns for several)."""
+    plt = _pyplot()
     if panels == 1:
         return plt.subplots(figsize=size)
     cols = min(3, panels)
