@@ -378,7 +378,7 @@ def confirmation(rankings, model, ex, cell: dict, *, seed: int, convention: str)
     present = np.flatnonzero(rankings.present[s])
     if cell["topic"] != "all":
         present = [t for t in present if str(rankings.topics[t]) == cell["topic"]]
-    users = CONFIRM_USERS * max(1, round(cell["users"] / len(present)))
+    users = CONFIRM_USERS * max(1, cell["users"])  # a cell's users are per topic, also for "all"
     rows = rankings_for(model, View(rankings, model.k), convention)
     stats = []
     for t in present:

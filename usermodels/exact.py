@@ -253,7 +253,7 @@ def _check_branches(model, branches, visited, states, rank) -> None:
         if bad.any():
             where = tuple(np.argwhere(bad)[0])
             state = np.broadcast_to(states, visited.shape)[where]
-            raise InputError(f"{inspect.getsourcefile(type(model).step)}: {type(model).__name__}: at rank "
+            raise InputError(f"{inspect.getsourcefile(inspect.unwrap(type(model).step))}: {type(model).__name__}: at rank "
                              f"{rank}, state {state}: " + what.format(values[where]))
 
     for b, (p, x) in enumerate(zip(probs, gains)):
