@@ -29,7 +29,9 @@ def _collection_arguments() -> argparse.ArgumentParser:
     """The arguments ``eval``, ``simulate`` (and later commands on qrels and runs) share."""
     p = argparse.ArgumentParser(add_help=False)
     p.add_argument("qrels", help="TREC qrels file (topic iter docno grade), plain or .gz")
-    p.add_argument("runs", nargs="+", metavar="run", help="TREC run files (topic Q0 docno rank score tag)")
+    p.add_argument("runs", nargs="+", metavar="run",
+                   help="TREC run files (topic Q0 docno rank score tag), each named by its file name "
+                        "without extension, or given as NAME=PATH (e.g. a=a/run.txt b=b/run.txt)")
     p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
                    help="measure name as in ir_measures (P@10, nDCG@10, RBP(p=0.8)) or trec_eval "
                         "(P_10, map, ndcg_cut.10,20, all_trec); repeatable. rpdi simulate also takes "
@@ -40,7 +42,14 @@ def _collection_arguments() -> argparse.ArgumentParser:
                         "or over those each run retrieved for (plain trec_eval)")
     p.add_argument("--doc-lengths", metavar="FILE",
                    help="document lengths in words ('docno words' lines) for time-based users (TBG)")
+    _digits_argument(p)
     return p
+
+
+def _digits_argument(p) -> None:
+    p.add_argument("--digits", type=int, default=4, choices=range(1, 18), metavar="N",
+                   help="decimals of the values in tables (default 4); standard errors are shown "
+                        "with N significant digits, z with 2 decimals; csv and json are exact")
 
 
 def _eval_parser(sub, common) -> None:
@@ -145,6 +154,7 @@ def _properties_parser(sub) -> None:
     p.add_argument("--model", action="store_true",
                    help="analyse the browsing model's exact expectation instead of the closed form")
     p.add_argument("--format", choices=["table", "json"], default="table")
+    _digits_argument(p)
     p.set_defaults(handler=_cmd_properties)
 
 
@@ -183,7 +193,7 @@ def _collection(args):
     from rpdi.metrics.trec import read_lengths, read_qrels, with_lengths
 
     qrels = read_qrels(args.qrels)
-    runs = load_runs(args.runs)
+    runs = load_runs(_named_runs(args.runs))
     if args.doc_lengths:
         lengths = read_lengths(args.doc_lengths)
         runs = [with_lengths(run, lengths) for run in runs]
@@ -213,7 +223,7 @@ def _cmd_eval(args) -> str:
             except (MemoryError, OverflowError):
                 raise InputError(f"measure {m!r}: too large to evaluate ({reason})") from None
         raise InputError(f"too large to evaluate ({reason})") from None
-    return _format_eval(records, args.format)
+    return _format_eval(records, args.format, args.digits)
 
 
 def _refuse_models_of_ones_own(measures) -> None:
@@ -247,7 +257,7 @@ def _cmd_simulate(args) -> str:
         reason = (str(exc).splitlines() or ["out of memory"])[0]
         deepest = max(args.measures, key=lambda m: model_for(m).k or 0)
         raise InputError(f"measure {deepest!r}: too large to simulate ({reason})") from None
-    text = _format_records(records, args.format, SIMULATE_FIELDS)
+    text = _format_records(records, args.format, SIMULATE_FIELDS, args.digits)
     lines = "\n".join(describe(verdict)) + "\n"
     if args.format == "table":
         text += "\n" + lines
@@ -256,6 +266,20 @@ def _cmd_simulate(args) -> str:
     text = Summary(text)
     text.verdict, text.status = verdict, verdict["status"]
     return text
+
+
+def _named_runs(items: list[str]) -> list:
+    """Run arguments as paths, or as runs read under their given name for NAME=PATH (a file
+    whose own name contains '=' is taken as a path)."""
+    import os
+
+    from rpdi.metrics.trec import read_run
+
+    out = []
+    for item in items:
+        name, sep, path = item.partition("=")
+        out.append(read_run(path, name) if sep and name and not os.path.exists(item) else item)
+    return out
 
 
 def _cmd_compare(args) -> str:
@@ -335,16 +359,21 @@ def _cmd_properties(args) -> str:
     header = ["measure"] + list(PROPERTIES)
     rows = [[r["measure"]] + ["yes" if r[p] else "no" for p in PROPERTIES] for r in records]
     lines = [align([header] + rows)]
-    def show(case):
+
+    def show(case, digits):
         if "ranking" not in case:
             return ""
-        return f"{case['ranking']}" + (f" (R={case['R']})" if "R" in case else "") + f" scores {_fmt(case['score'])}"
+        return (f"{case['ranking']}" + (f" (R={case['R']})" if "R" in case else "")
+                + f" scores {_fmt(case['score'], digits)}")
 
     for r in records:
         if r["search"].startswith("sampled"):
             lines.append(f"{r['measure']}: {r['search']}")
         for prop, ex in r["counterexamples"].items():
-            shown = show(ex) + (f" vs {show(ex['versus'])}" if "versus" in ex else "")
+            digits = args.digits
+            if "versus" in ex:  # enough decimals to show the two scores differ (e.g. by 5e-9)
+                digits = _telling_apart(ex.get("score"), ex["versus"].get("score"), digits)
+            shown = show(ex, digits) + (f" vs {show(ex['versus'], digits)}" if "versus" in ex else "")
             lines.append(f"{r['measure']}: not {prop}: {ex['why']}" + (f": {shown}" if shown else ""))
     return "\n".join(lines) + "\n"
 
@@ -383,6 +412,15 @@ def _cmd_fit(args) -> str:
     return _format_records(records, args.format, list(records[0]))
 
 
+def _telling_apart(a, b, digits: int) -> int:
+    """The fewest decimals, at least ``digits``, at which two different numbers print differently."""
+    if not (isinstance(a, float) and isinstance(b, float)) or a == b:
+        return digits
+    while digits < 17 and f"{a:.{digits}f}" == f"{b:.{digits}f}":
+        digits += 1
+    return digits
+
+
 def _cmd_models(args) -> str:
     from rpdi.usermodels import MODELS
 
@@ -412,13 +450,19 @@ def _cmd_measures(args) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _fmt(value) -> str:
+def _fmt(value, digits: int = 4, field: str = "") -> str:
+    """A table cell: a value with ``digits`` decimals; a standard error with ``digits``
+    significant digits (a small one must not print as 0.0000 beside its z); z with 2 decimals."""
     if value is None:
         return "null"
-    return f"{value:.4f}" if isinstance(value, float) else str(value)
+    if not isinstance(value, float):
+        return str(value)
+    if field == "stderr":
+        return f"{value:.{digits}g}"
+    return f"{value:.2f}" if field == "z" else f"{value:.{digits}f}"
 
 
-def _format_records(records: list[dict], fmt: str, fields) -> str:
+def _format_records(records: list[dict], fmt: str, fields, digits: int = 4) -> str:
     """json (a list of flat records), csv, or an aligned table of the fields."""
     if fmt == "json":
         import json
@@ -426,17 +470,17 @@ def _format_records(records: list[dict], fmt: str, fields) -> str:
         return json.dumps(records, indent=1) + "\n"
     if fmt == "csv":
         return to_csv(records, fields)
-    return align([list(fields)] + [[_fmt(r[k]) for k in fields] for r in records])
+    return align([list(fields)] + [[_fmt(r[k], digits, k) for k in fields] for r in records])
 
 
-def _format_eval(records: list[dict], fmt: str) -> str:
+def _format_eval(records: list[dict], fmt: str, digits: int = 4) -> str:
     """As _format_records; the table has a column per measure (trec lines: trec_report)."""
     if fmt in ("json", "csv"):
         return _format_records(records, fmt, EVAL_FIELDS)
     measures = list(dict.fromkeys(r["measure"] for r in records))
     rows: dict[tuple[str, str], dict] = {}
     for r in records:
-        cell = _fmt(r["value"]) + ("" if r["residual"] is None else f" +{r['residual']:.4f}")
+        cell = _fmt(r["value"], digits) + ("" if r["residual"] is None else f" +{_fmt(r['residual'], digits)}")
         rows.setdefault((r["run"], r["topic"]), {})[r["measure"]] = cell
     return align([["run", "topic"] + measures] +
                   [[run, topic] + [cells.get(m, "") for m in measures] for (run, topic), cells in rows.items()])

@@ -277,14 +277,14 @@ def report_section(out_dir: str, config, records: list[dict]) -> tuple[str, list
     written = []
     what = f"{c.test} test, {c.correction} correction"
     if config.output.plots:
-        written.append(compare_plots.forest(pairs, os.path.join(out_dir, "plots", "forest.png"), what))
+        written += compare_plots.forest(pairs, os.path.join(out_dir, "plots", "forest.png"), what)
     if power:
         write_atomic(os.path.join(out_dir, "discriminative_power.csv"), to_csv(power, POWER_FIELDS))
         write_atomic(os.path.join(out_dir, "discriminative_power.json"), json.dumps(power, indent=1))
         text += f"\n### Discriminative power (Sakai 2006)\n\n```\n{format_power(power)}```\n"
         if config.output.plots:
-            written.append(compare_plots.asl_curves(power, os.path.join(out_dir, "plots", "asl.png"),
-                                                    f"{c.test} test"))
+            written += compare_plots.asl_curves(power, os.path.join(out_dir, "plots", "asl.png"),
+                                                f"{c.test} test")
     return text, written
 
 

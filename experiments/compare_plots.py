@@ -1,18 +1,18 @@
-"""Plots of a comparison (matplotlib Agg, PNG, written atomically): the per-pair intervals of the
+"""Plots of a comparison (matplotlib Agg, PNG and SVG, written atomically): the per-pair intervals of the
 mean difference (a forest plot) and the ASL curves of discriminative power (Sakai 2006)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from rpdi.experiments.plots import _figure, _save
+from rpdi.experiments.plots import _finish, _pyplot
 
 
-def forest(records: list[dict], path: str, what: str = "") -> str:
+def forest(records: list[dict], path: str, what: str = "") -> list[str]:
     """One panel per measure, one row per pair: the mean difference B - A and its interval;
     filled markers where the pair is significant. ``what`` names the test and correction. With
     the users' P(B user better) in the records, a second column shows it with its interval."""
-    plt = _figure()
+    plt = _pyplot()
     measures = list(dict.fromkeys(r["measure"] for r in records))
     heights = [sum(r["measure"] == m for r in records) for m in measures]
     users = any(r.get("user_b_better") is not None for r in records)
@@ -40,13 +40,13 @@ def forest(records: list[dict], path: str, what: str = "") -> str:
         axes[0, 1].set_title("what users experience", fontsize=9, loc="left")
     axes[0, 0].legend(fontsize=7, loc="best")
     fig.suptitle("Per-pair mean differences" + (f" ({what})" if what else ""), fontsize=10)
-    return _save(fig, path)
+    return _finish(fig, path)
 
 
-def asl_curves(power: list[dict], path: str, what: str = "") -> str:
+def asl_curves(power: list[dict], path: str, what: str = "") -> list[str]:
     """Sakai's ASL curves: per measure, the achieved significance levels of all run pairs
     sorted ascending; a line at alpha. Lower curves discriminate more."""
-    plt = _figure()
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for p in power:
         asl = np.sort(p["asl"])
@@ -58,4 +58,4 @@ def asl_curves(power: list[dict], path: str, what: str = "") -> str:
     ax.set_ylabel("achieved significance level (p)")
     ax.set_title("Discriminative power (Sakai 2006)" + (f": {what}" if what else ""), fontsize=10)
     ax.legend(fontsize=7)
-    return _save(fig, path)
+    return _finish(fig, path)

@@ -11,7 +11,7 @@ import itertools
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from rpdi.metrics.trec import InputError
 from rpdi.simulate.settings import Settings, validation_message
@@ -118,6 +118,8 @@ class Config(_Strict):
     output: Output = Output()
     analysis: Analysis = Analysis()
     compare: Compare | None = None
+    _names: list[str] | None = PrivateAttr(None)  # the measure names, once expanded
+    _written: dict[str, str] = PrivateAttr(default_factory=dict)  # resolved name -> as written
 
 
 def load_config(path: str) -> tuple[Config, str]:
@@ -139,27 +141,33 @@ def load_config(path: str) -> tuple[Config, str]:
         where, msg = validation_message(exc)
         raise InputError(f"{path}: {where}: {msg}") from None
     base = os.path.dirname(os.path.abspath(path))
+    written = [entry.name for entry in config.measures]
     for entry in config.measures:  # a model of one's own: its file relative to the config
         if is_plugin(entry.name) and not os.path.isabs(entry.name):
             entry.name = os.path.join(base, entry.name)
     expand_measures(config, path)
+    config._written = {name: shown for entry, template in zip(config.measures, written)
+                       for name, shown in zip([entry.name] + _grid_names(entry),
+                                              [template] + _grid_names(entry, template))}
     resolve_files(config, base, path)
     return config, base
 
 
 def expand_measures(config: Config, path: str = "config") -> list[str]:
     """Every measure name of the config, grids expanded (in the order given); each must have a
-    browsing model."""
+    browsing model. Expanded once per config (loading a model may execute a model file of one's
+    own); later calls return the same names."""
     from rpdi.usermodels import model_for
 
+    if config._names is not None:
+        return list(config._names)
     names = []
     for i, entry in enumerate(config.measures):
-        keys = list(entry.grid)
-        for values in itertools.product(*(entry.grid[k] for k in keys)):
-            try:
-                name = entry.name.format(**dict(zip(keys, values)))
-            except (KeyError, IndexError, ValueError) as exc:
-                raise InputError(f"{path}: measures.{i}.name: placeholder {exc} not in the grid") from None
+        try:
+            expanded = _grid_names(entry)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise InputError(f"{path}: measures.{i}.name: placeholder {exc} not in the grid") from None
+        for name in expanded:
             try:
                 model_for(name)
             except InputError as exc:
@@ -172,7 +180,23 @@ def expand_measures(config: Config, path: str = "config") -> list[str]:
     for i, name in enumerate(agent.measures if agent is not None else []):
         if name not in names:
             raise InputError(f"{path}: agent_check.measures.{i}: {name!r} is not one of the measures")
-    return names
+    config._names = names
+    return list(names)
+
+
+def _grid_names(entry: MeasureGrid, template: str | None = None) -> list[str]:
+    """The names of one measure entry, its grid expanded (``template``: another spelling of the
+    entry's name with the same placeholders)."""
+    keys = list(entry.grid)
+    template = entry.name if template is None else template
+    return [template.format(**dict(zip(keys, values)))
+            for values in itertools.product(*(entry.grid[k] for k in keys))]
+
+
+def shown_name(config: Config, name: str) -> str:
+    """A measure name as the config wrote it: a model of one's own with its path relative to the
+    config, not the absolute path it is run under."""
+    return config._written.get(name, name)
 
 
 def resolve_files(config: Config, base: str, path: str = "config") -> None:

@@ -6,6 +6,8 @@ import csv
 import io
 
 EVAL_FIELDS = ("run", "topic", "measure", "value", "residual")
+# users: simulated users per topic, as --users counts them (in a topic "all" row: the mean over
+# the topics simulated)
 SIMULATE_FIELDS = ("run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate",
                    "stderr", "z", "users")
 

@@ -16,6 +16,7 @@ from collections import defaultdict
 import numpy as np
 
 from rpdi.experiments import plots
+from rpdi.experiments.config import shown_name
 from rpdi.experiments.formats import SIMULATE_FIELDS, align, to_csv
 from rpdi.experiments.store import write_atomic
 from rpdi.simulate.check import describe
@@ -40,6 +41,12 @@ def agreement_table(records: list[dict], cells: list[dict], verdict: dict) -> li
 
 def _num(x, digits=4):
     return "–" if x is None else f"{x:.{digits}f}" if isinstance(x, float) else str(x)
+
+
+def _significant(x, digits=4):
+    """A standard error with ``digits`` significant digits: a small one must not print as 0.0000
+    beside its z."""
+    return "–" if x is None else f"{x:.{digits}g}"
 
 
 def _md_table(header: list[str], rows: list[list]) -> str:
@@ -160,15 +167,16 @@ def _parameter_curves(config, records, results) -> list[tuple]:
         (param, values), = entry.grid.items()
         if not all(isinstance(v, (int, float)) for v in values):
             continue
-        names = [entry.name.format(**{param: v}) for v in values]
+        names = [shown_name(config, entry.name.format(**{param: v})) for v in values]
         curves = {}
         for run in dict.fromkeys(r["run"] for r in records):
             value = [alls.get((n, run)) for n in names]
             if None in value:
                 continue
             curves[run] = (value, [v + residual[(n, run)] for v, n in zip(value, names)])
-        safe = re.sub(r"[^A-Za-z0-9]+", "_", entry.name).strip("_")
-        extra.append((plots.parameter, (param, list(values), curves, f"parameter_{i}_{safe}.png")))
+        written = shown_name(config, entry.name)  # the name's template, as the config wrote it
+        safe = re.sub(r"[^A-Za-z0-9]+", "_", written).strip("_")
+        extra.append((plots.parameter, (written, param, list(values), curves, f"parameter_{i}_{safe}.png")))
     return extra
 
 
@@ -204,11 +212,43 @@ class Summary(str):
     status: int
 
 
+MEANS_LEGEND = """\
+*closed form*: the measure's formula; *exact*: the expectation of its browsing model, by
+probability propagation (*aggregation*: which one equals the measure: `rate` = E[G]/E[N], the
+expected gain over the expected number of documents read; `mean_rate` = E[G/N], the mean of
+each user's own rate; `total` = E[G]); *estimate*: the mean over simulated users, *stderr* its
+standard error; *z* = (estimate - exact) / stderr. All are means over topics; – is undefined.
+"""
+
+AGREEMENT_LEGEND = """\
+Per measure, over its (run, topic) cells: *z-tests*, the z-tests made (of the mean, and of the
+variance); *max abs z*; *failing cells*, those the verdict above counts as failures (0 when
+simulation, model and closed form agree); *zero-variance*, the cells where every user has the
+same outcome, so no z-test is possible and the estimate must equal the exact value;
+*mismatches*, those where it does not; *max abs(closed - exact)*, the largest gap between the
+closed form and the exact expectation (0 up to rounding when the model is the measure).
+"""
+
+
+def _as_written(config, results: list[dict], verdict: dict) -> tuple[list[dict], dict]:
+    """Task results and verdict with every measure named as the config wrote it."""
+    def named(item: dict) -> dict:
+        return {**item, "measure": shown_name(config, item["measure"])} if "measure" in item else item
+
+    results = [{**named(res), "records": [named(r) for r in res["records"]],
+                "cells": [named(c) for c in res.get("cells", [])]} for res in results]
+    return results, {**verdict, "failures": [named(f) for f in verdict.get("failures", [])],
+                     "marginal": [named(m) if isinstance(m, dict) else m for m in verdict.get("marginal", [])]}
+
+
 def write_report(out_dir: str, config, config_path: str, measures: list[str], results: list[dict],
                  manifest: dict, verdict: dict) -> Summary:
     """Write every output file; return the summary for the terminal. The main engine's records
     go to results.csv/json, the agent engine's check (``agent_check``) to agent_check.csv, the
-    verdict to verdict.json."""
+    verdict to verdict.json. A model of one's own is named as the config wrote it (relative to
+    the config) in every table, CSV and plot name."""
+    results, verdict = _as_written(config, results, verdict)
+    measures = [shown_name(config, m) for m in measures]
     main = [res for res in results if res.get("role", "main") == "main"]
     records = [r for res in main for r in res["records"]]
     agent_records = [r for res in results if res not in main for r in res["records"]]
@@ -223,7 +263,7 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
     cells = [c for res in results for c in res.get("cells", [])]
     table = agreement_table(records + agent_records, cells, verdict)
     summary_rows = [[r["run"], r["measure"], r["aggregation"], r["closed_form"], r["exact"], r["estimate"],
-                     r["stderr"], r["z"]] for r in records if r["topic"] == "all"]
+                     _significant(r["stderr"]), _num(r["z"], 2)] for r in records if r["topic"] == "all"]
     header = ["run", "measure", "aggregation", "closed form", "exact", "estimate", "stderr", "z"]
     verdict_rows = [[v["measure"], v["tests"], v["max_abs_z"], v["failures"], v["zero_variance"],
                      v["zero_variance_mismatches"], v["max_closed_vs_exact"]] for v in table]
@@ -234,8 +274,8 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
           f"seed {config.experiment.seed}, {config.experiment.users} users per (run, topic, measure), "
           f"engine {config.experiment.engine}, convention {config.experiment.convention}\n",
           "## Verdict\n", "\n".join(lines) + "\n",
-          "## Means over topics\n", _md_table(header, summary_rows),
-          "## Agreement\n", _md_table(verdict_header, verdict_rows)]
+          "## Means over topics\n", _md_table(header, summary_rows), MEANS_LEGEND,
+          "## Agreement\n", _md_table(verdict_header, verdict_rows), AGREEMENT_LEGEND]
     extra = _parameter_curves(config, records, main)
     analysis = config.analysis
     if analysis.agreement:
@@ -254,16 +294,27 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
 
         compared = report_section(out_dir, config, records)
         md += ["## Comparing systems\n", compared[0]]
-    write_atomic(os.path.join(out_dir, "summary.md"), "\n".join(md))
     if config.output.plots:
         extra = [(fn, args[:-1] + (os.path.join(out_dir, "plots", args[-1]),)) for fn, args in extra]
         written = plots.all_plots(out_dir, records, main, extra) + (compared[1] if compared else [])
         manifest["plots"] = [os.path.relpath(p, out_dir) for p in written]
+        md += ["## Plots\n", _plot_links(manifest["plots"])]
+    write_atomic(os.path.join(out_dir, "summary.md"), "\n".join(md))
     manifest["versions"] = _versions()
     write_atomic(os.path.join(out_dir, "manifest.json"), json.dumps(manifest, indent=1))
     text = Summary(_terminal(header, summary_rows, lines, out_dir))
     text.verdict, text.status = verdict, verdict["status"]
     return text
+
+
+def _plot_links(paths: list[str]) -> str:
+    """A Markdown list linking each plot (relative to summary.md), with its SVG twin if any."""
+    lines = []
+    for p in paths:
+        svg = os.path.splitext(p)[0] + ".svg"
+        if p != svg:
+            lines.append(f"- [{os.path.basename(p)}]({p})" + (f" ([SVG]({svg}))" if svg in paths else ""))
+    return "\n".join(lines) + "\n"
 
 
 def _versions() -> dict:

@@ -19,6 +19,8 @@ import numpy as np
 
 from rpdi.metrics.trec import InputError, Qrels, Run, to_numpy
 
+TOPICS = ("qrels", "intersection")  # which topics a run's mean is over (see build_rankings)
+
 
 @dataclass(frozen=True)
 class Rankings:
@@ -56,14 +58,15 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     """
     import pyarrow as pa
 
-    if topics not in ("qrels", "intersection"):
+    if topics not in TOPICS:
         raise InputError(f"topics: expected 'qrels' or 'intersection', not {topics!r}")
     if not runs:
         raise InputError("no run given")
     names = tuple(r.name for r in runs)
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
-        raise InputError(f"{dup}: two runs have the same name")
+        sources = " and ".join(r.source for r in runs if r.name == dup)
+        raise InputError(f"runs {sources} have the same name {dup!r}; name them NAME=PATH")
 
     # topic and docno columns as dictionary arrays: the joins below work on integer codes
     columns = [(qrels.topic, qrels.docno)] + [(r.topic, r.docno) for r in runs]

@@ -31,7 +31,7 @@ from rpdi.metrics.view import Score, View
 from rpdi.simulate import agents, vector
 from rpdi.simulate.estimators import Moments
 from rpdi.simulate.progress import progress_bar
-from rpdi.simulate.ranking import BLOCK, block_rng, rankings_for, stream
+from rpdi.simulate.ranking import BLOCK, blocks, rankings_for, stream
 from rpdi.simulate.settings import check_settings
 from rpdi.simulate.stats import bennett_p, holm, p_values
 from rpdi.simulate.work import check_work, steps
@@ -130,15 +130,9 @@ def simulate_ranking(model, ranking, users: int, task: np.random.SeedSequence, e
     """Moments of simulated sessions on one ranking, in blocks of BLOCK users with their own
     streams: ``users`` sessions, or with ``target_stderr`` as many blocks as it takes (at most
     ``max_users``) for the model's aggregation to reach that standard error."""
-    run_sessions = ENGINES[engine]
     moments = Moments()
-    limit = max_users if target_stderr is not None else users
-    block = 0
-    while moments.users < limit:
-        n = min(BLOCK, limit - moments.users)
-        G, N, cost = run_sessions(model, ranking, n, block_rng(task, block))
-        moments.add(G, N, cost)
-        block += 1
+    for n, rng in blocks(task, max_users if target_stderr is not None else users):
+        moments.add(*ENGINES[engine](model, ranking, n, rng))
         if target_stderr is not None:
             se = moments.estimate(model.aggregation)[1]
             if moments.users >= 2 * BLOCK and np.isfinite(se) and se <= target_stderr:
@@ -384,7 +378,7 @@ def confirmation(rankings, model, ex, cell: dict, *, seed: int, convention: str)
     present = np.flatnonzero(rankings.present[s])
     if cell["topic"] != "all":
         present = [t for t in present if str(rankings.topics[t]) == cell["topic"]]
-    users = CONFIRM_USERS * max(1, round(cell["users"] / len(present)))
+    users = CONFIRM_USERS * max(1, cell["users"])  # a cell's users are per topic, also for "all"
     rows = rankings_for(model, View(rankings, model.k), convention)
     stats = []
     for t in present:
@@ -501,5 +495,7 @@ def _mean_record(run, measure, aggregation, topic_records) -> dict:
     if defined and all(r["estimate"] is not None for r in defined):
         est = mean("estimate")
         se = float(np.sqrt(sum(r["stderr"] ** 2 for r in defined))) / len(defined)
+    # users per topic, as --users counts them: the mean over the topics simulated
+    simulated = [r["users"] for r in topic_records if r["users"]]
     return _record(run, "all", measure, aggregation, mean("closed_form"), mean("exact") if defined else np.nan,
-                   est, se, sum(r["users"] for r in topic_records))
+                   est, se, round(np.mean(simulated)) if simulated else 0)

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from rpdi.simulate.check import ENGINES
-from rpdi.simulate.ranking import BLOCK, Ranking, block_rng, stream
+from rpdi.simulate.ranking import Ranking, blocks, stream
 from rpdi.usermodels.base import At, BrowsingModel
 
 OUTCOMES = {"rate": "G/N", "mean_rate": "G/N", "total": "G", "depth": "N", "cost": "cost"}
@@ -146,12 +146,8 @@ def sampled_distribution(model: BrowsingModel, ranking: Ranking, users: int,
                          task: np.random.SeedSequence) -> tuple[np.ndarray, np.ndarray]:
     """The empirical outcome distribution of ``users`` simulated users (lockstep engine, the
     block streams of ``rpdi simulate``): (sorted values, shares)."""
-    parts = []
-    for block in range(-(-users // BLOCK)):
-        n = min(BLOCK, users - block * BLOCK)
-        G, N, cost = ENGINES["vector"](model, ranking, n, block_rng(task, block))
-        parts.append(outcome(model.aggregation, G, N, cost))
-    x = np.concatenate(parts)
+    x = np.concatenate([outcome(model.aggregation, *ENGINES["vector"](model, ranking, n, rng))
+                        for n, rng in blocks(task, users)])
     return _atoms(x, np.full(x.size, 1.0 / x.size))
 
 

@@ -72,6 +72,13 @@ def block_rng(task: np.random.SeedSequence, block: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(task.entropy, spawn_key=(block,))))
 
 
+def blocks(task: np.random.SeedSequence, users: int):
+    """The ``users`` users of a task in blocks, in order: (size, generator) pairs of BLOCK users
+    each (the last one fewer), each block with its own stream."""
+    for block, first in enumerate(range(0, users, BLOCK)):
+        yield min(BLOCK, users - first), block_rng(task, block)
+
+
 def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray) -> tuple:
     """Pick each user's branch by one uniform draw u: (gain, continue, next state, time).
 
@@ -81,35 +88,37 @@ def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray) -> tuple:
     ``state`` is returned as given when no branch moves it.
     """
     shape = u.shape
-    n = len(branches)
-    if n == 1:
-        b = branches[0]
-        cont = _fresh_bool(b.cont, shape)
-        nxt = state if b.state is None else np.broadcast_to(b.state, shape)
-        return _value(b.gain), cont, nxt, _value(b.time)
-    c = _float(branches[0].prob)
-    if n == 2:  # the second branch is taken where u >= prob_1
-        b0, b1 = branches
-        c0, c1 = b0.cont, b1.cont
-        s0, s1 = b0.state, b1.state
-        if c0 is True and c1 is False:  # read on, or stop (geometric)
-            cont = u < c
-            j = None if s0 is None and s1 is None and _same(b0.gain, b1.gain) and _same(b0.time, b1.time) \
-                else ~cont
+    if len(branches) == 1:  # a deterministic step: nothing to draw
+        only = branches[0]
+        nxt = state if only.state is None else np.broadcast_to(only.state, shape)
+        return _value(only.gain), _fresh_bool(only.cont, shape), nxt, _value(only.time)
+    first_prob = _float(branches[0].prob)
+    if len(branches) == 2:  # most models: one comparison u >= prob_1 picks the second branch
+        first, second = branches
+        if first.cont is True and second.cont is False:  # read on or stop (geometric)
+            cont = u < first_prob  # the draw itself says who reads on
+            alike = (first.state is None and second.state is None and _same(first.gain, second.gain)
+                     and _same(first.time, second.time))
+            took_second = None if alike else ~cont  # alike branches: nothing else needs the draw
         else:
-            j = u >= c
-            cont = j.copy() if c0 is False and c1 is True else _fresh_bool(np.where(j, c1, c0), shape)
-        if s0 is None and s1 is None:
+            took_second = u >= first_prob
+            cont = (took_second.copy() if first.cont is False and second.cont is True
+                    else _fresh_bool(np.where(took_second, second.cont, first.cont), shape))
+        if first.state is None and second.state is None:
             nxt = state
         else:
-            nxt = np.broadcast_to(np.where(j, state if s1 is None else s1, state if s0 is None else s0), shape)
-        return _pick2(j, b0.gain, b1.gain), cont, nxt, _pick2(j, b0.time, b1.time)
-    j = u >= c  # the last cumulative sum is never needed: past it the last branch is taken
-    j = j.astype(np.intp)
+            nxt = np.broadcast_to(np.where(took_second, state if second.state is None else second.state,
+                                           state if first.state is None else first.state), shape)
+        return (_pick2(took_second, first.gain, second.gain), cont, nxt,
+                _pick2(took_second, first.time, second.time))
+    # the general case: the index of the branch taken counts the cumulative sums u has passed
+    # (the last sum is never needed: past the others the last branch is taken)
+    cumulative = first_prob
+    index = (u >= cumulative).astype(np.intp)
     for b in branches[1:-1]:
-        c = c + _float(b.prob)
-        j += u >= c
-    pick = lambda xs: np.choose(j, [np.broadcast_to(np.asarray(x), shape) for x in xs])  # noqa: E731
+        cumulative = cumulative + _float(b.prob)
+        index += u >= cumulative
+    pick = lambda xs: np.choose(index, [np.broadcast_to(np.asarray(x), shape) for x in xs])  # noqa: E731
     gain = pick([b.gain for b in branches]).astype(float)
     cont = pick([b.cont for b in branches]).astype(bool)
     time = pick([b.time for b in branches]).astype(float)
@@ -143,8 +152,8 @@ def _same(x0, x1) -> bool:
     return x0 is x1 or (type(x0) is type(x1) and type(x0) in (float, int, np.float64) and x0 == x1)
 
 
-def _pick2(j, x0, x1):
-    """x1 where j else x0, as float (a plain float when both are the same scalar)."""
+def _pick2(took_second, x0, x1):
+    """x1 where took_second else x0, as float (a plain float when both are the same scalar)."""
     if _same(x0, x1):
         return _value(x0)
-    return np.where(j, x1, x0).astype(float, copy=False)
+    return np.where(took_second, x1, x0).astype(float, copy=False)

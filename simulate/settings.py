@@ -15,7 +15,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from rpdi.metrics.rankings import TOPICS
 from rpdi.metrics.trec import InputError
+from rpdi.usermodels.exact import CONVENTIONS
 
 
 class Settings(BaseModel):
@@ -29,8 +31,8 @@ class Settings(BaseModel):
     target_stderr: float | None = Field(None, gt=0, allow_inf_nan=False,
                                         description="simulate until the standard error is this small")
     max_users: int = Field(10_000_000, ge=1, description="cap on users per ranking with target_stderr")
-    convention: Literal["unknown", "nonrelevant", "stop"] = "unknown"
-    topics: Literal["qrels", "intersection"] = "qrels"
+    convention: Literal[CONVENTIONS] = "unknown"
+    topics: Literal[TOPICS] = "qrels"
     force: bool = Field(False, description="simulate even beyond the work limit (see simulate.work)")
 
 

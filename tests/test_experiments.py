@@ -138,7 +138,12 @@ def test_dask_local_cluster_gives_identical_results(small, tmp_path):
     assert read(tmp_path / "dask" / "manifest.json")  # the report is complete
 
 
-def test_unreachable_scheduler_is_a_one_line_error(small, tmp_path, capsys):
+def test_unreachable_scheduler_is_a_one_line_error(small, tmp_path, capsys, monkeypatch):
+    import dask.distributed
+
+    # the same failure, met after 1 s instead of the runner's 10 s connection timeout
+    client = dask.distributed.Client
+    monkeypatch.setattr(dask.distributed, "Client", lambda address, timeout: client(address, timeout="1s"))
     config, _ = small
     status, out, err = cli(capsys, ["run", config, "--out", str(tmp_path / "x"),
                                     "--scheduler", "tcp://127.0.0.1:9"])
@@ -290,8 +295,11 @@ def test_a_directory_does_not_shadow_a_shipped_config(tmp_path, monkeypatch, cap
     """A results directory named like a shipped config (``--out validate_core``) is not a config."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "template").mkdir()
-    # the shipped template is found (and fails on its missing data, not on the directory)
-    assert_config_error(capsys, ["run", "template", "--out", "o"], tmp_path / "o", "data.qrels")
+    # the shipped template is found, not the directory
+    from rpdi.experiments.run import config_path
+
+    shipped = resources.files("rpdi.experiments") / "configs" / "template.toml"
+    assert os.path.samefile(config_path("template"), str(shipped))
     (tmp_path / "d.toml").mkdir()
     assert_config_error(capsys, ["run", "d.toml", "--out", "o"], tmp_path / "o", "d.toml")
 
@@ -407,7 +415,7 @@ def test_shipped_rbp_paper_reproduces_the_seed(tmp_path, capsys):
     assert "verdict: AGREE" in stdout
     verdicts = _md_rows(read(out / "summary.md").decode(), "## Agreement")
     assert len(verdicts) == 6 and all(v[5] == "0" for v in verdicts), verdicts  # zero-variance cases exact
-    cfg, _ = load_config(str(resources.files("experiments") / "configs" / "rbp_paper.toml"))
+    cfg, _ = load_config(str(resources.files("rpdi.experiments") / "configs" / "rbp_paper.toml"))
     assert cfg.analysis.worked_examples and cfg.analysis.accuracy == 1e-4
     summary = read(out / "summary.md").decode()
 
@@ -441,11 +449,22 @@ def test_shipped_rbp_paper_reproduces_the_seed(tmp_path, capsys):
         assert_png(out / "plots" / f"{name}.png")  # Figures 5 and 6 among them
 
 
-def test_shipped_template_runs_next_to_user_data(data_dir, capsys, monkeypatch):
-    """The template, copied next to a tiny qrels file and a runs/ folder, runs as it is
-    (its paths are relative to the config; the output goes to its output.dir)."""
-    template = resources.files("experiments") / "configs" / "template.toml"
-    text = template.read_text().replace("users = 10000", "users = 300")
+def test_shipped_template_runs_as_shipped_and_next_to_user_data(data_dir, capsys, monkeypatch):
+    """As shipped the template runs on its synthetic collection; copied next to a tiny qrels file
+    and a runs/ folder, with [data.synthetic] commented out and qrels and runs uncommented as it
+    says, it runs on them (its paths are relative to the config; the output goes to its
+    output.dir once uncommented)."""
+    shipped = (resources.files("rpdi.experiments") / "configs" / "template.toml").read_text()
+    text = shipped.replace("users = 2000", "users = 100")
+    assert text != shipped
+    status, _, err = cli(capsys, ["run", write(data_dir / "as_shipped.toml", text), "--out", str(data_dir / "s")])
+    assert status == 0, err
+    rows = list(csv.DictReader(read(data_dir / "s" / "results.csv").decode().splitlines()))
+    assert {r["run"] for r in rows} == {f"sys{i:02d}" for i in range(1, 6)}  # runs = 5 synthetic systems
+
+    text = re.sub(r"^\[data\.synthetic\]\n(?:[^\n]+\n)*", "", text, flags=re.M)  # the block, to its blank line
+    text = text.replace('# qrels = "qrels.txt"', 'qrels = "qrels.txt"').replace('# runs = [', 'runs = [')
+    text = text.replace('# dir = "results/my-experiment"', 'dir = "results/my-experiment"')
     config = write(data_dir / "my_experiment.toml", text)
     monkeypatch.chdir(data_dir / "runs")  # the working directory does not matter
     status, stdout, err = cli(capsys, ["run", config])
@@ -455,18 +474,31 @@ def test_shipped_template_runs_next_to_user_data(data_dir, capsys, monkeypatch):
     assert {r["run"] for r in rows} == {"a", "b", "c"}
     assert {r["measure"] for r in rows} == {"RBP(p=0.5)", "RBP(p=0.8)", "RBP(p=0.95)", "AP", "nDCG@10"}
     assert_png(out / "plots" / "agreement.png")
-    # the template as shipped has no data next to it: exit 2 naming data.qrels, nothing written
-    shipped = str(template)
-    assert_config_error(capsys, ["run", "template", "--out", str(data_dir / "t")], data_dir / "t", "data.qrels")
-    assert not os.path.exists(os.path.join(os.path.dirname(shipped), "results"))
     shutil.rmtree(out)
+
+
+def test_template_shows_every_key():
+    """Every key a config may have appears in the template, set or commented out."""
+    from rpdi.experiments import config as c
+
+    text = (resources.files("rpdi.experiments") / "configs" / "template.toml").read_text()
+    sections = {"experiment": c.Experiment, "data": c.Data, "data.synthetic": c.Synthetic,
+                "measures": c.MeasureGrid, "agent_check": c.AgentCheck, "output": c.Output,
+                "analysis": c.Analysis, "compare": c.Compare}
+    assert set(c.Config.model_fields) == {s for s in sections if "." not in s}
+    for section, model in sections.items():
+        assert re.search(rf"^(# )?\[\[?{re.escape(section)}\]\]?", text, re.M), section
+        for key in model.model_fields:
+            if key == "synthetic":
+                continue  # the [data.synthetic] table itself
+            assert re.search(rf"^(# *)?{key} *=", text, re.M), f"{section}.{key}"
 
 
 def test_a_model_of_ones_own_in_a_config(tmp_path, monkeypatch):
     """A browsing model named as path.py:Class(...) in a config is found relative to the config
     file, whatever the working directory, and gets exact values and simulations (issue: models
     of one's own with no change to rpdi)."""
-    example = resources.files("usermodels") / "examples" / "two_strikes.py"
+    example = resources.files("rpdi.usermodels") / "examples" / "two_strikes.py"
     (tmp_path / "exp").mkdir()
     shutil.copy(example, tmp_path / "exp" / "mine.py")
     (tmp_path / "exp" / "c.toml").write_text(
@@ -477,7 +509,19 @@ def test_a_model_of_ones_own_in_a_config(tmp_path, monkeypatch):
     with open(tmp_path / "out" / "results.csv") as fh:
         rows = list(csv.DictReader(fh))
     measures = {r["measure"] for r in rows}
-    assert {m.rsplit("/", 1)[-1] for m in measures} == {"mine.py:TwoStrikes(n=1)@10", "mine.py:TwoStrikes(n=2)@10"}
+    # named as the config wrote them, relative to it, not by their absolute path
+    assert measures == {"mine.py:TwoStrikes(n=1)@10", "mine.py:TwoStrikes(n=2)@10"}
+    summary = read(tmp_path / "out" / "summary.md").decode()
+    assert str(tmp_path) not in summary and "| mine.py:TwoStrikes(n=1)@10 |" in summary
+    # the grid's plot, named after the name as written, as PNG and SVG, linked from summary.md
+    plots = sorted(os.listdir(tmp_path / "out" / "plots"))
+    assert plots == sorted(f"{name}.{ext}" for name in ("agreement", "zscores", "stopping",
+                                                        "parameter_0_mine_py_TwoStrikes_n_n_10")
+                           for ext in ("png", "svg"))
+    for name in plots:
+        assert f"(plots/{name})" in summary, name
+        if name.endswith(".svg"):
+            assert read(tmp_path / "out" / "plots" / name).lstrip().startswith(b"<?xml"), name
     assert all(r["closed_form"] == "" and r["exact"] != "" for r in rows)
     # the grid's parameter reaches the model: the two patiences score differently somewhere
     by = {m: {r["run"] + r["topic"]: float(r["exact"]) for r in rows if r["measure"] == m} for m in measures}

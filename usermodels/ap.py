@@ -20,8 +20,6 @@ class RobertsonAP(BrowsingModel):
 
     measure_name = "AP"
     aggregation = "mean_rate"
-    rule = "draws a target s ~ U{1..R}, reads to the s-th relevant document (for ever if it is never met)"
-    citation = "Robertson 2008"
 
 
     def n_states(self, view):

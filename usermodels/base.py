@@ -18,7 +18,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from rpdi.metrics.measures import Measure, parse_measure
+from rpdi.metrics.measures import MEASURES, Measure, parse_measure
 from rpdi.metrics.view import View
 
 
@@ -54,13 +54,16 @@ class BrowsingModel:
 
     Class attributes: ``measure_name`` (the closed-form measure of the same name in
     :mod:`metrics`), ``aggregation`` (which expectation equals it: ``rate`` = E[G]/E[N],
-    ``mean_rate`` = E[G/N], ``total`` = E[G]), ``rule`` (the browsing rule in one sentence),
-    ``citation``, and ``normalised`` (the value is divided by the same expectation on the
+    ``mean_rate`` = E[G/N], ``total`` = E[G]) and ``normalised`` (the value is divided by the same expectation on the
     topic's ideal ranking, as nDCG). With ``halflife`` set the user also has a time budget
     B ~ Exponential(ln 2 / halflife) and stops once the time spent exceeds it: the agent engine
     draws B and lets simulated time run out; the exact evaluator and the lockstep engine use
     the equivalent memoryless rule (a continuing user survives a document of time t with
     probability exp(-t ln 2 / halflife)).
+
+    ``rule`` (the browsing rule in one sentence) and ``citation`` are stated once, in the
+    measure's declaration (:data:`metrics.measures.MEASURES`), and read from there; a model of
+    one's own, whose measure is not declared, states them itself.
     """
 
     measure_name: ClassVar[str]
@@ -70,6 +73,12 @@ class BrowsingModel:
     normalised: ClassVar[bool] = False
     horizon: ClassVar[int] = 10_000  # users still reading here stop (C/W/L: max_depth)
     halflife: ClassVar[float | None] = None  # a time budget B ~ Exponential(ln 2 / halflife)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        spec = MEASURES.get(getattr(cls, "measure_name", None))
+        if spec is not None and "rule" not in vars(cls):
+            cls.rule, cls.citation = spec.user_model, spec.citation
 
     def __init__(self, measure: Measure | str):
         self.measure = parse_measure(measure) if isinstance(measure, str) else measure

@@ -15,8 +15,6 @@ class CautiousRR(BrowsingModel):
 
     measure_name = "CautiousRR"
     aggregation = "mean_rate"
-    rule = "stops c documents after the first relevant one"
-    citation = "Moffat & Zobel 2008"
 
 
     def n_states(self, view):

@@ -27,35 +27,23 @@ class _CWL(BrowsingModel):
 
 class INST(_CWL):
     measure_name = "INST"
-    rule = "reads on with probability ((i+T+T_i-1)/(i+T+T_i))^2, T_i = T minus the gain so far"
-    citation = "Moffat, Bailey, Scholer & Thomas 2017"
 
 
 class INSQ(_CWL):
     measure_name = "INSQ"
-    rule = "reads on with probability ((i+2T-1)/(i+2T))^2"
-    citation = "Moffat, Bailey, Scholer & Thomas 2017"
 
 
 class NERR8(_CWL):
     measure_name = "NERR8"
-    rule = "reads on with probability 1 - r_i, up to rank k (the C/W/L rate of ERR's cascade)"
-    citation = "Azzopardi, Mackenzie & Moffat 2021, Eq. 8"
 
 
 class NERR9(_CWL):
     measure_name = "NERR9"
-    rule = "reads on with probability i/(i+1) (1 - r_i), up to rank k"
-    citation = "Azzopardi, Mackenzie & Moffat 2021, Eq. 9"
 
 
 class NERR10(_CWL):
     measure_name = "NERR10"
-    rule = "reads on with probability phi (1 - r_i)"
-    citation = "Azzopardi, Mackenzie & Moffat 2021, Eq. 10"
 
 
 class NERR11(_CWL):
     measure_name = "NERR11"
-    rule = "reads on with probability ((i+2T-1)/(i+2T))^2 (1 - r_i)"
-    citation = "Azzopardi, Mackenzie & Moffat 2021, Eq. 11"

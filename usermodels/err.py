@@ -19,8 +19,6 @@ class ERR(BrowsingModel):
 
     measure_name = "ERR"
     aggregation = "mean_rate"
-    rule = "satisfied at rank i with probability (2^g-1)/2^max_rel, then stops"
-    citation = "Chapelle et al. 2009"
 
     def gains(self, grade, view):
         return scaled_exp_gains(np.minimum(grade, self.max_rel), self.max_rel)  # as metrics.closed_forms.err

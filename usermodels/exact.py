@@ -19,11 +19,13 @@ is never retrieved).
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
 
 from rpdi.metrics.rankings import Rankings
+from rpdi.metrics.trec import InputError
 from rpdi.metrics.view import View
 from rpdi.usermodels.base import At, BrowsingModel
 
@@ -107,107 +109,157 @@ class _Run:
     never: np.ndarray
 
 
+# What the expectations need of the users who stop: E[G^a N^b 1{stopped}] for these (a, b).
+_STOPPED = {"N": (0, 1), "N2": (0, 2), "G": (1, 0), "GN": (1, 1), "G2": (2, 0), "G/N": (1, -1),
+            "(G/N)2": (2, -2)}
+_GAIN_POWER = np.array([a for a, _ in _STOPPED.values()])
+_RANK_POWER = np.array([b for _, b in _STOPPED.values()], dtype=float)
+
+
 def _propagate(model, start, states, gains, tail_gain, length, convention, horizon, tol,
                words=None) -> _Run:
     """Propagate the start distribution ``start`` (rows..., K) over the state values ``states``
     (K,) through ``gains`` (rows..., W), then a tail of gain ``tail_gain`` (rows..., 1) up to the
     horizon. Next states returned by a step are indices 0..K-1. ``words`` (rows..., W), if
-    given, are the documents' lengths."""
+    given, are the documents' lengths.
+
+    The users still reading are carried as their moments ``alive[j]`` = E[G^j 1{alive in that
+    state}], j = 0, 1, 2 (j = 0 is the probability mass); a branch of probability p and gain x
+    maps them to p (m, h + x m, q + 2 x h + x^2 m). Those who stop at rank i add their moments,
+    times powers of i, to the sums in ``_STOPPED``, from which :func:`_expectations` computes
+    the values and variances."""
     rows = gains.shape[:-1]
     W = gains.shape[-1]
-    m = start.astype(float)
-    K = m.shape[-1]
-    defined = m.sum(-1) > 0
-    h = np.zeros_like(m)
-    q = np.zeros_like(m)  # E[G^2 1{alive in that state}], for the variances
+    mass = start.astype(float)
+    K = mass.shape[-1]
+    defined = mass.sum(-1) > 0
+    if convention == "stop":  # an empty ranking: the user reads nothing
+        mass = np.where((length == 0)[..., None], 0.0, mass)
+    alive = np.stack([mass, np.zeros_like(mass), np.zeros_like(mass)])
+    stopped = np.zeros((len(_STOPPED),) + rows)
+    never = np.zeros((3,) + rows)  # moments of the users absorbed for ever
+    cost = np.zeros(rows)
     reach, stops = [], []
-    g_stop, n_stop, rate_stop, cost, never, g_never = (np.zeros(rows) for _ in range(6))
-    g2_stop, n2_stop, gn_stop, rate2_stop, g2_never = (np.zeros(rows) for _ in range(5))
     seen = np.zeros(rows + (1,))
     best = np.zeros(rows + (1,))
-    if convention == "stop":  # an empty ranking: the user reads nothing
-        m = np.where((length == 0)[..., None], 0.0, m)
     # ranks past which nothing is gained any more: users a model declares absorbed there never stop
     positive = gains > 0
     last_gain = np.where(positive.any(-1), W - np.argmax(positive[..., ::-1], axis=-1), 0)
     quiet_from = np.where(tail_gain[..., 0] == 0, last_gain, np.iinfo(np.int64).max)
     if convention == "stop":
         quiet_from[:] = np.iinfo(np.int64).max
+    rank_power = _RANK_POWER.reshape((-1,) + (1,) * len(rows))
     i = 0
     while True:
         i += 1
-        alive = m.sum(-1)
-        if i > horizon or alive.max(initial=0.0) <= tol:
+        if i > horizon or alive[0].sum(-1).max(initial=0.0) <= tol:
             break
         g = gains[..., i - 1: i] if i <= W else tail_gain
         quiet = (i > quiet_from)[..., None]
         if quiet.any():
             absorbed = quiet & np.asarray(model.absorbed(states, i), dtype=bool)
             if absorbed.any():
-                never += (m * absorbed).sum(-1)
-                g_never += (h * absorbed).sum(-1)
-                g2_never += (q * absorbed).sum(-1)
-                m, h, q = (np.where(absorbed, 0.0, a) for a in (m, h, q))
-                alive = m.sum(-1)
-        reach.append(alive)
+                never += (alive * absorbed).sum(-1)
+                alive = np.where(absorbed, 0.0, alive)
+        reach.append(alive[0].sum(-1))
         seen = seen + g
         last = (i >= horizon) | ((convention == "stop") & (length == i))[..., None]
-        m_next, h_next, q_next = np.zeros_like(m), np.zeros_like(h), np.zeros_like(q)
-        stop_mass, stop_gain, stop_g2 = np.zeros(rows), np.zeros(rows), np.zeros(rows)
         w = words[..., i - 1: i] if words is not None and i <= W else np.nan
-        for br in model.step(states, At(i, g, seen, best, w)):
+        branches = model.step(states, At(i, g, seen, best, w))
+        _check_branches(model, branches, alive[0] > 0, states, i)
+        m, h, q = alive
+        alive_next = np.zeros_like(alive)
+        stop = np.zeros((3,) + rows)
+        ending = last.any()
+        for br in branches:
             x = br.gain
-            pm = m * br.prob
-            ph = (h + m * x) * br.prob
-            pq = (q + 2 * h * x + m * x * x) * br.prob
-            cost += (pm * br.time).sum(-1)
-            cont = np.logical_and(br.cont, ~last)
-            if model.halflife is not None:  # the budget ends some continuing sessions here
-                cont_share = np.where(cont, model.survival(br.time), 0.0)
+            taken = alive.copy()  # (m, h + x m, q + x (2 h + x m)) times the branch's probability
+            taken[2] += x * (2 * h + x * m)
+            taken[1] += x * m
+            taken *= br.prob
+            cost += (taken[0] * br.time).sum(-1)
+            if type(br.cont) is bool and not ending and model.halflife is None:  # all alike
+                if not br.cont:
+                    stop += taken.sum(-1)
+                    continue
             else:
-                cont_share = np.where(cont, 1.0, 0.0)
-            stop_mass += (pm * (1 - cont_share)).sum(-1)
-            stop_gain += (ph * (1 - cont_share)).sum(-1)
-            stop_g2 += (pq * (1 - cont_share)).sum(-1)
-            pm, ph, pq = pm * cont_share, ph * cont_share, pq * cont_share
+                cont = np.logical_and(br.cont, ~last)
+                if model.halflife is not None:  # the budget ends some continuing sessions here
+                    cont_share = np.where(cont, model.survival(br.time), 0.0)
+                else:
+                    cont_share = np.where(cont, 1.0, 0.0)
+                stop += (taken * (1 - cont_share)).sum(-1)
+                taken *= cont_share
             if br.state is None:
-                m_next += pm
-                h_next += ph
-                q_next += pq
+                alive_next += taken
             else:
-                nxt = np.broadcast_to(np.asarray(br.state), m.shape)
-                m_next += _scatter(pm, nxt, K)
-                h_next += _scatter(ph, nxt, K)
-                q_next += _scatter(pq, nxt, K)
-        stops.append(stop_mass)
-        g_stop += stop_gain
-        n_stop += i * stop_mass
-        rate_stop += stop_gain / i
-        g2_stop += stop_g2
-        n2_stop += i * i * stop_mass
-        gn_stop += i * stop_gain
-        rate2_stop += stop_g2 / (i * i)
-        m, h, q = m_next, h_next, q_next
+                alive_next += _scatter(taken, np.broadcast_to(np.asarray(br.state), taken.shape), K)
+        stops.append(stop[0])
+        stopped += stop[_GAIN_POWER] * float(i) ** rank_power
+        alive = alive_next
         best = np.maximum(best, g)
-    total = g_stop + g_never
-    depth = np.where(never > 0, np.inf, n_stop)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(depth > 0, total / depth, 0.0)
-    values = {"total": total, "depth": depth, "cost": np.where(never > 0, np.inf, cost), "rate": rate,
-              "mean_rate": rate_stop}
-    values = {k: np.where(defined, v, np.nan) for k, v in values.items()}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var_n = n2_stop - n_stop ** 2
-        cov = gn_stop - total * n_stop
-        var_g = g2_stop + g2_never - total ** 2
-        variance = {"total": var_g, "mean_rate": rate2_stop - rate_stop ** 2,
-                    "depth": np.where(never > 0, np.nan, var_n),
-                    "rate": np.where((never > 0) | (depth == 0), 0.0,
-                                     (var_g - 2 * rate * cov + rate ** 2 * var_n) / depth ** 2)}
-    variance = {k: np.where(defined, np.maximum(v, 0.0), np.nan) for k, v in variance.items()}
+    values, variance = _expectations(dict(zip(_STOPPED, stopped)), never, cost, defined)
     empty = np.zeros(rows + (0,))
     return _Run(values, variance, np.stack(reach, -1) if reach else empty,
-                np.stack(stops, -1) if stops else empty, never)
+                np.stack(stops, -1) if stops else empty, never[0])
+
+
+def _expectations(stopped: dict[str, np.ndarray], never: np.ndarray, cost: np.ndarray,
+                  defined: np.ndarray) -> tuple[dict, dict]:
+    """Values and per-user variances of the aggregations from the stopping sums ``stopped``
+    (see ``_STOPPED``) and the moments of the users who never stop (their N is infinite)."""
+    forever = never[0] > 0
+    total = stopped["G"] + never[1]
+    depth = np.where(forever, np.inf, stopped["N"])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(depth > 0, total / depth, 0.0)
+        var_n = stopped["N2"] - stopped["N"] ** 2
+        cov = stopped["GN"] - total * stopped["N"]
+        var_g = stopped["G2"] + never[2] - total ** 2
+        variance = {"total": var_g, "mean_rate": stopped["(G/N)2"] - stopped["G/N"] ** 2,
+                    "depth": np.where(forever, np.nan, var_n),
+                    "rate": np.where(forever | (depth == 0), 0.0,
+                                     (var_g - 2 * rate * cov + rate ** 2 * var_n) / depth ** 2)}
+    values = {"total": total, "depth": depth, "cost": np.where(forever, np.inf, cost), "rate": rate,
+              "mean_rate": stopped["G/N"]}
+    values = {k: np.where(defined, v, np.nan) for k, v in values.items()}
+    variance = {k: np.where(defined, np.maximum(v, 0.0), np.nan) for k, v in variance.items()}
+    return values, variance
+
+
+def _check_branches(model, branches, visited, states, rank) -> None:
+    """A model's step must give, at every (rank, state) the evaluator visits, finite branch
+    probabilities in [0, 1] summing to 1 (to 1e-9) and finite gains; InputError names the model's
+    file and class, the rank and the state otherwise (a model of one's own is not trusted)."""
+    # the common case at once, on the arrays as given (NaN fails every comparison); only a model
+    # that fails it is searched for the culprit, where users are
+    total = 0.0
+    for br in branches:
+        p, x = np.asarray(br.prob, dtype=float), np.asarray(br.gain, dtype=float)
+        if not (((p >= 0) & (p <= 1)).all() and np.isfinite(x).all()):
+            break
+        total = total + p
+    else:
+        if branches and (np.abs(total - 1) <= 1e-9).all():
+            return
+    if not visited.any():
+        return
+    probs = [np.broadcast_to(np.asarray(br.prob, dtype=float), visited.shape) for br in branches]
+    gains = [np.broadcast_to(np.asarray(br.gain, dtype=float), visited.shape) for br in branches]
+    total = sum(probs) if probs else np.zeros(visited.shape)
+
+    def fail_where(bad, values, what):
+        bad = bad & visited
+        if bad.any():
+            where = tuple(np.argwhere(bad)[0])
+            state = np.broadcast_to(states, visited.shape)[where]
+            raise InputError(f"{inspect.getsourcefile(inspect.unwrap(type(model).step))}: {type(model).__name__}: at rank "
+                             f"{rank}, state {state}: " + what.format(values[where]))
+
+    for b, (p, x) in enumerate(zip(probs, gains)):
+        fail_where(~((p >= 0) & (p <= 1)), p, f"branch {b} has probability {{}}, not in [0, 1]")
+        fail_where(~np.isfinite(x), x, f"branch {b} has gain {{}}, not a finite number")
+    fail_where(~(np.abs(total - 1) <= 1e-9), total, "the branch probabilities sum to {}, not 1")
 
 
 def _scatter(values: np.ndarray, target: np.ndarray, K: int) -> np.ndarray:

@@ -15,8 +15,6 @@ class HIT(BrowsingModel):
 
     measure_name = "HIT"
     aggregation = "total"
-    rule = "reads k documents and keeps the best one"
-    citation = "Moffat 2013"
 
     def step(self, state, at):
         return [Branch(1.0, np.maximum(at.gain - at.best, 0.0), self.before_cutoff(at.rank))]
@@ -26,6 +24,4 @@ class Success(HIT):
     """HIT's user with binary gains (grade >= rel): Success@k (trec_eval success_k)."""
 
     measure_name = "Success"
-    rule = "reads k documents; succeeds if any is relevant"
-    citation = "trec_eval success_k"
 

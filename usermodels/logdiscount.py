@@ -17,8 +17,6 @@ class SDCG(BrowsingModel):
 
     measure_name = "SDCG"
     aggregation = "rate"
-    rule = "reads on from rank i with probability log2(i+1)/log2(i+2), up to rank k"
-    citation = "Moffat 2013"
     b = None
 
     def step(self, state, at):
@@ -36,8 +34,6 @@ class DCG(SDCG):
 
     measure_name = "DCG"
     aggregation = "total"
-    rule = "reads on from rank i with probability w_{i+1}/w_i; the total gain is counted"
-    citation = "Järvelin & Kekäläinen 2002"
 
     def gains(self, grade, view):
         return grade if self.dcg == "log2" else np.exp2(grade) - 1.0
@@ -51,8 +47,6 @@ class NDCG(DCG):
 
     measure_name = "nDCG"
     normalised = True
-    rule = "DCG's user, scored against the same user on the ideal ranking"
-
     def gains(self, grade, view):
         """As DCG's, over 2^(largest grade - EXP_TOP) when that is positive: the ratio to the ideal
         is unchanged and grades of 1024 and more do not overflow."""

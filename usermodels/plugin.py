@@ -14,6 +14,7 @@ class and the method.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import re
@@ -71,6 +72,7 @@ def _guarded(cls: type, text: str, path: str) -> type:
     def guard(method_name):
         method = getattr(cls, method_name)
 
+        @functools.wraps(method)  # inspect.unwrap finds the user's method (and its file)
         def call(self, *args, **kwargs):
             try:
                 return method(self, *args, **kwargs)

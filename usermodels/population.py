@@ -24,8 +24,6 @@ class BetaRBP(RBP):
 
     measure_name = "BetaRBP"
     aggregation = "total"
-    rule = "each user reads on with a persistence p ~ Beta(a, b) of their own"
-    citation = "Carterette, Kanoulas & Yilmaz 2011"
 
     def n_states(self, view):
         return NODES

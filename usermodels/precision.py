@@ -15,8 +15,6 @@ class Precision(BrowsingModel):
 
     measure_name = "P"
     aggregation = "rate"
-    rule = "reads exactly k documents, then stops"
-    citation = "Moffat 2013"
 
 
     def step(self, state, at):

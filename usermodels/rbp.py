@@ -16,8 +16,6 @@ class RBP(BrowsingModel):
 
     measure_name = "RBP"
     aggregation = "rate"
-    rule = "reads on with probability p after every document"
-    citation = "Moffat & Zobel 2008"
 
     def step(self, state, at):
         return geometric(self.p, at.gain)

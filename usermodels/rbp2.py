@@ -16,8 +16,6 @@ class RBP2(BrowsingModel):
 
     measure_name = "RBP2"
     aggregation = "rate"
-    rule = "reads on with probability p1 after a relevant document, p2 after another"
-    citation = "Moffat & Zobel 2008"
 
 
     def step(self, state, at):

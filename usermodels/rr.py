@@ -16,8 +16,6 @@ class ReciprocalRank(BrowsingModel):
 
     measure_name = "RR"
     aggregation = "mean_rate"
-    rule = "stops at the first relevant document (or at rank k)"
-    citation = "Moffat 2013"
 
 
     def step(self, state, at):

@@ -15,8 +15,6 @@ class RR2(BrowsingModel):
 
     measure_name = "RR2"
     aggregation = "mean_rate"
-    rule = "a sceptic: stops at the second relevant document"
-    citation = "Moffat & Zobel 2008"
 
 
     def n_states(self, view):

@@ -23,13 +23,6 @@ class TBG(BrowsingModel):
 
     measure_name = "TBG"
     aggregation = "total"
-    rule = "reads snippets, clicks and saves until a time budget (half-life 224 s) runs out"
-    citation = "Smucker & Clarke 2012"
-
-    def __init__(self, measure):
-        super().__init__(measure)
-        self.halflife = self.measure.params["halflife"]
-
 
     def step(self, state, at):
         relevant = at.gain > 0

@@ -1,0 +1,104 @@
+"""The command line's interface: runs named NAME=PATH, --digits and significant digits, the
+``users`` column per topic, and a config's measures expanded once."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rpdi.experiments.cli import _telling_apart
+from rpdi.experiments.cli import main as rpdi_main
+from rpdi.experiments.config import expand_measures, load_config
+from rpdi.experiments.runner import plan
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 e1 1\nq2 0 e2 1\n"
+RUN_A = "q1 Q0 d1 1 3.0 x\nq1 Q0 d2 2 2.0 x\nq1 Q0 d3 3 1.0 x\nq2 Q0 e2 1 1.0 x\n"
+RUN_B = "q1 Q0 d3 1 3.0 y\nq1 Q0 d1 2 2.0 y\nq2 Q0 e9 1 2.0 y\nq2 Q0 e1 2 1.0 y\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "a" / "run.txt").write_text(RUN_A)
+    (tmp_path / "b" / "run.txt").write_text(RUN_B)
+    return tmp_path
+
+
+def run(capsys, argv):
+    status = rpdi_main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_runs_of_the_same_file_name_are_named_name_equals_path(files, capsys):
+    q, a, b = str(files / "qrels.txt"), str(files / "a" / "run.txt"), str(files / "b" / "run.txt")
+    status, out, err = run(capsys, ["eval", q, a, b, "-m", "P@2"])
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert a in err and b in err and "'run'" in err and "NAME=PATH" in err, err
+    status, out, err = run(capsys, ["eval", q, f"first={a}", f"second={b}", "-m", "P@2", "-m", "AP",
+                                    "--format", "json"])
+    assert status == 0, err
+    named = {(r["run"], r["measure"]): r["value"] for r in json.loads(out)}
+    for name, path in (("first", a), ("second", b)):  # each named run scores as its file alone
+        status, out, _ = run(capsys, ["eval", q, path, "-m", "P@2", "-m", "AP", "--format", "json"])
+        assert status == 0
+        alone = {r["measure"]: r["value"] for r in json.loads(out)}
+        assert alone == {m: named[name, m] for m in ("P@2", "AP")}
+
+
+def test_digits_and_significant_standard_errors(files, capsys):
+    q, a = str(files / "qrels.txt"), str(files / "a" / "run.txt")
+    argv = ["simulate", q, a, "-m", "RBP(p=0.8)", "--users", "20000", "--seed", "3"]
+    status, out, _ = run(capsys, argv + ["--format", "json"])
+    (record,) = json.loads(out)
+    status, table, _ = run(capsys, argv + ["--digits", "6"])
+    header, row = (line.split() for line in table.splitlines()[:2])  # then the verdict
+    cell = dict(zip(header, row))
+    assert cell["exact"] == f"{record['exact']:.6f}" and cell["z"] == f"{record['z']:.2f}"
+    assert 0 < record["stderr"] < 5e-3 and cell["stderr"] == f"{record['stderr']:.6g}"
+    assert float(cell["stderr"]) == pytest.approx(record["stderr"], rel=1e-5)  # not 0.000000
+    status, table, _ = run(capsys, ["eval", q, a, "-m", "RBP(p=0.8)", "--digits", "2"])
+    # RBP(p=0.8) with gains grade/2: q1 reads 1, 0, 2 (residual p^3), q2 reads 1 (residual p)
+    value = (0.2 * (0.5 + 0.8 ** 2) + 0.2 * 0.5) / 2
+    assert table.splitlines()[1].split()[2:] == [f"{value:.2f}", f"+{(0.8 ** 3 + 0.8) / 2:.2f}"]
+
+
+def test_telling_apart_counterexample_scores():
+    a, b = 0.3554, 0.3554 + 5e-9
+    d = _telling_apart(a, b, 4)  # the fewest decimals that show the difference
+    assert f"{a:.{d}f}" != f"{b:.{d}f}" and f"{a:.{d - 1}f}" == f"{b:.{d - 1}f}" and d > 4
+    assert _telling_apart(0.5, 0.125, 4) == 4
+    assert _telling_apart(0.25, 0.25, 3) == 3
+    assert _telling_apart(None, 0.25, 3) == 3
+
+
+def test_users_is_per_topic_in_every_row(files, capsys):
+    q, a = str(files / "qrels.txt"), str(files / "a" / "run.txt")
+    status, out, err = run(capsys, ["simulate", q, a, "-m", "RR", "--users", "300", "--per-topic",
+                                    "--format", "json"])
+    assert status == 0, err
+    records = json.loads(out)
+    assert [r["topic"] for r in records] == ["q1", "q2", "all"]
+    assert all(r["users"] == 300 for r in records)
+
+
+def test_a_configs_measures_are_expanded_once(tmp_path):
+    """Loading a config expands its grid (running each model file once per name); planning
+    reuses the names, it does not load the models again."""
+    log = tmp_path / "loaded.log"
+    (tmp_path / "model.py").write_text(
+        f"open({str(log)!r}, 'a').write('x')\n"
+        "from rpdi.usermodels.base import Branch, BrowsingModel\n\n"
+        "class Reader(BrowsingModel):\n    parameters = {'n': 1}\n    aggregation = 'rate'\n\n"
+        "    def step(self, state, at):\n        return [Branch(1.0, at.gain, self.before_cutoff(at.rank))]\n")
+    (tmp_path / "c.toml").write_text(
+        '[experiment]\nname = "once"\nusers = 0\n\n[data.synthetic]\ntopics = 2\nruns = 2\ndepth = 5\n\n'
+        '[[measures]]\nname = "model.py:Reader(n={n})@3"\ngrid = { n = [1, 2, 3] }\n')
+    config, _ = load_config(str(tmp_path / "c.toml"))
+    assert log.read_text() == "xxx"
+    tasks = plan(config)
+    assert len(tasks) == 6 and expand_measures(config) == [t["measure"] for t in tasks[::2]]
+    assert log.read_text() == "xxx"
