@@ -164,11 +164,9 @@ def execute(tasks: list[dict], out_dir: str, workers: int = 1, scheduler: str | 
         bar.update(1)
 
     try:
-        if not pending:
-            pass
-        elif scheduler is not None:
+        if pending and scheduler is not None:
             _on_dask(pending, scheduler, keep)
-        elif workers > 1:
+        elif pending and workers > 1:
             _on_processes(pending, workers, keep)
         else:
             for t in pending:
