@@ -1,7 +1,6 @@
 """A population of RBP users whose persistence is drawn per user from a Beta distribution."""
 
 import numpy as np
-from scipy.special import roots_jacobi
 
 from rpdi.usermodels.base import geometric
 from rpdi.usermodels.rbp import RBP
@@ -35,6 +34,8 @@ class BetaRBP(RBP):
         return np.broadcast_to(self._nodes()[1], view.length.shape + (NODES,)).copy()
 
     def _nodes(self):
+        from scipy.special import roots_jacobi  # here: scipy.special costs 0.3 s of every start-up
+
         x, w = roots_jacobi(NODES, self.b - 1, self.a - 1)  # weight (1-x)^(b-1) (1+x)^(a-1)
         return (1 + x) / 2, w / w.sum()
 
