@@ -121,6 +121,8 @@ def _compare_parser(sub, common) -> None:
     p.add_argument("--users", type=int, default=None,
                    help="add P(a user of B fares better than a user of A); N simulated users per "
                         "ranking where the exact outcome distribution is not finite")
+    p.add_argument("--force", action="store_true",
+                   help="simulate even when the estimated work exceeds the limit (see rpdi simulate --force)")
     p.add_argument("--convention", choices=["unknown", "nonrelevant", "stop"], default="unknown",
                    help="what a user meets beyond the ranking (for --users)")
     p.add_argument("--plots", metavar="DIR", help="write forest.png (and asl.png) into DIR")
@@ -303,7 +305,7 @@ def _cmd_compare(args) -> str:
     records = compare(args.qrels, args.runs, args.measures, baseline=args.baseline, test=args.test,
                       correction=args.correction, alpha=args.alpha, resamples=args.resamples,
                       seed=args.seed, interval=args.interval, topics=args.topics or "qrels", users=args.users,
-                      convention=args.convention)
+                      convention=args.convention, force=args.force)
     power = discriminative_power(records, args.alpha) if args.discriminative_power else None
     if args.plots:
         interval = args.interval or ("t" if args.test == "t" else "bca")

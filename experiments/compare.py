@@ -44,7 +44,7 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
             test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
             resamples: int = 10_000, seed: int = 0, interval: str | None = None, level: float = 0.95,
             topics: str = "qrels", users: int | None = None, convention: str = "unknown",
-            dataframe: bool = False):
+            force: bool = False, dataframe: bool = False):
     """Compare runs pairwise on each measure; records with the fields of
     :data:`metrics.significance.FIELDS` (a pandas DataFrame with ``dataframe``).
 
@@ -55,7 +55,8 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     difference: t, percentile or bca (default: t for the t-test, else bca). Topics are those
     every run takes part in (``topics`` as in :func:`metrics.evaluate`; undefined values 0).
     With ``users`` (simulated users per ranking where the outcome distribution is not finite;
-    0: exact only) each record also has :data:`USER_FIELDS`.
+    0: exact only) each record also has :data:`USER_FIELDS`; simulation that would take too long
+    is refused beforehand as in :func:`rpdi.simulate` unless ``force``.
 
     >>> from rpdi.experiments.compare import compare
     >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
@@ -87,6 +88,9 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
         raise InputError("fewer than two topics common to all runs")
     options = dict(baseline=baseline, test=test, correction=correction, alpha=alpha,
                    resamples=resamples, seed=seed, interval=interval, level=level)
+    if users:
+        _check_user_work([model_for(m) for m in parsed if m.spec.name in MODELS], rankings, users,
+                         convention, force)
     records = []
     for m, score in zip(parsed, compute(rankings, parsed)):
         X = np.nan_to_num(score.value[:, common])
@@ -101,6 +105,17 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
 
         return pd.DataFrame(records)
     return records
+
+
+def _check_user_work(models, rankings, users: int, convention: str, force: bool) -> None:
+    """Refuse, before any user is simulated, what would take too long (as rpdi simulate does):
+    the users of every ranking whose outcome distribution is not finite, times E[N] there."""
+    from rpdi.simulate.experience import finite_outcomes
+    from rpdi.simulate.work import check_work, steps
+    from rpdi.usermodels import exact
+
+    simulated = [exact(model, rankings, convention) for model in models if not finite_outcomes(model)]
+    check_work(steps(simulated, rankings.present, users, None, users), "vector", force)
 
 
 def _users(model, rankings, common, users: int, convention: str, options) -> list[dict]:
@@ -245,6 +260,8 @@ def report_section(out_dir: str, config, records: list[dict]) -> tuple[str, list
 
         qrels, data = load_data(data_source(config))
         rankings = build_rankings(qrels, data, config.experiment.topics)
+        _check_user_work([model_for(m) for m in per], rankings, c.users, config.experiment.convention,
+                         config.experiment.force)
     for measure, by_run in per.items():
         runs = list(by_run) if rankings is None else [r for r in rankings.runs if r in by_run]
         if c.baseline is not None and c.baseline not in runs:

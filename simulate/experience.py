@@ -56,7 +56,9 @@ def outcome(aggregation: str, G: np.ndarray, N: np.ndarray, cost: np.ndarray | N
     return {"total": G, "depth": N, "cost": cost}[aggregation]
 
 
-def _finite_model(model: BrowsingModel) -> bool:
+def finite_outcomes(model: BrowsingModel) -> bool:
+    """Whether one user's outcome under ``model`` takes finitely many values on a ranking (no
+    continuous start state, no time budget, not cost): then its distribution is computed exactly."""
     return (type(model).draw_start is BrowsingModel.draw_start and model.halflife is None
             and model.aggregation != "cost")
 
@@ -65,7 +67,7 @@ def outcome_distributions(model: BrowsingModel, rankings: list[Ranking]) -> list
     """The exact distribution of one user's outcome on each ranking, [(sorted values, masses)],
     or None where that is not finite (see the module's docstring). All rankings advance rank by
     rank together: the atoms (ranking, state, gain so far, mass) of every ranking are one array."""
-    if not _finite_model(model) or not rankings:
+    if not finite_outcomes(model) or not rankings:
         return None
     first = rankings[0]
     values = np.arange(len(first.start)) if first.values is None else np.asarray(first.values)

@@ -496,3 +496,15 @@ def test_result_files_follow_the_umask(data, capsys, umask, mode):
     files = [data / "out" / "results.csv", data / "out" / "manifest.json", *(data / "out" / "tasks").iterdir()]
     for path in files:
         assert os.stat(path).st_mode & 0o777 == mode, path
+
+
+def test_compare_users_refuses_unbounded_simulation_before_starting(data, capsys):
+    """compare --users simulates where outcome distributions are not finite (TBG's time budget):
+    the same work estimate as rpdi simulate refuses 10^12 users at once, with the estimate."""
+    (data / "r2.txt").write_text("1 Q0 d1 1 3 u\n1 Q0 d2 2 2 u\n2 Q0 d9 1 1 u\n")
+    started = time.perf_counter()
+    status, out, err = run_cli(capsys, ["compare", data / "q.txt", data / "r.txt", data / "r2.txt",
+                                        "-m", "TBG", "--users", "1000000000000", "--resamples", "10"])
+    assert status == 2 and out == ""
+    one_line(err, "simulation too large", "steps", "--force")
+    assert time.perf_counter() - started < 30
