@@ -39,7 +39,8 @@ class At:
     """What the user meets at a rank: the ``gain`` of the document there; ``seen``, the gains of
     ranks 1..rank summed, and ``best``, the largest gain of ranks 1..rank-1 (deterministic
     summaries of the ranking's prefix, used by C/W/L models and HIT); ``words``, the document's
-    length if the run gives it (NaN otherwise: time-based models then use their default)."""
+    length in words if the user gave lengths (``--doc-lengths``; NaN otherwise: time-based models
+    then use their default)."""
 
     rank: int
     gain: np.ndarray
