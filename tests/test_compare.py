@@ -246,7 +246,14 @@ def test_experiment_compare_section(tmp_path):
     import rpdi
 
     api = rpdi.compare(CAST2021_QRELS, runs, ["RR"], test="t", users=0)
-    assert pairs == [pytest.approx(r, rel=1e-9) for r in api]  # the same numbers as the API
+    assert len(pairs) == len(api)
+    for got, want in zip(pairs, api):  # the same records as the API: numbers to 1e-9, the rest exactly
+        assert got.keys() == want.keys()
+        for key, value in want.items():
+            if isinstance(value, float):
+                assert got[key] == pytest.approx(value, rel=1e-9), key
+            else:
+                assert got[key] == value, key
     assert "## Comparing systems" in (tmp_path / "out" / "summary.md").read_text()
     assert (tmp_path / "out" / "plots" / "asl.png").exists()
 
