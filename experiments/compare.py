@@ -78,9 +78,6 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     names = list(rankings.runs)
     if len(names) < 2:
         raise InputError("compare needs two or more runs")
-    if len(set(names)) != len(names):
-        dup = next(n for n in names if names.count(n) > 1)
-        raise InputError(f"two runs are named {dup!r}")
     if baseline is not None and baseline not in names:
         raise InputError(f"baseline {baseline!r}: not one of the runs ({', '.join(names)})")
     common = np.flatnonzero(rankings.present.all(0))

@@ -783,8 +783,7 @@ def relative_precision(v: View, rel: float) -> Score:
     >>> score("RelP@4", "$--$", R=2)
     1.0
     """
-    num = v.relevant(rel).sum(axis=-1)
-    return Score(np.nan_to_num(_div(num, np.minimum(v.k, v.R(rel)))))
+    return _relative(v, rel, v.k)
 
 
 def set_relative_precision(v: View, rel: float) -> Score:
@@ -796,8 +795,12 @@ def set_relative_precision(v: View, rel: float) -> Score:
     >>> score("SetRelP", "$--", R=2)
     0.5
     """
-    num = v.relevant(rel).sum(axis=-1)
-    return Score(np.nan_to_num(_div(num, np.minimum(v.length, v.R(rel)))))
+    return _relative(v, rel, v.length)
+
+
+def _relative(v: View, rel: float, depth) -> Score:
+    """Relevant documents read over the most there could be at that ``depth``: min(depth, R)."""
+    return Score(np.nan_to_num(_div(v.relevant(rel).sum(axis=-1), np.minimum(depth, v.R(rel)))))
 
 
 def set_ap(v: View, rel: float) -> Score:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import norm
 
+from rpdi.metrics.significance import adjust
+
 
 def p_values(z) -> np.ndarray:
     """Two-sided p-values of standard normal z-scores."""
@@ -25,14 +27,7 @@ def holm(p, alpha: float = 0.01) -> np.ndarray:
     >>> holm([0.001, 0.03, 0.04], alpha=0.05).tolist()
     [True, False, False]
     """
-    p = np.asarray(p, dtype=float)
-    m = p.size
-    order = np.argsort(p)
-    passed = p[order] <= alpha / (m - np.arange(m))
-    stop = m if passed.all() else int(np.argmin(passed))
-    rejected = np.zeros(m, dtype=bool)
-    rejected[order[:stop]] = True
-    return rejected
+    return adjust(np.asarray(p, dtype=float), "holm") <= alpha  # Holm-adjusted p-values
 
 
 def bennett_tail(d: float, variance: float, bound: float) -> float:
