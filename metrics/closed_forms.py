@@ -22,6 +22,12 @@ def _div(num, den):
     return out
 
 
+def _sum_in_order(x: np.ndarray) -> np.ndarray:
+    """Sum over the last axis left to right, as trec_eval's loops add: numpy's pairwise sum can
+    differ in the last bit, which shows at 4 decimals when the value lies on a rounding edge."""
+    return np.cumsum(x, axis=-1)[..., -1] if x.shape[-1] else x.sum(axis=-1)
+
+
 def _first_rank(b: np.ndarray, nth: int = 1) -> np.ndarray:
     """1-based rank of the nth relevant document (0 where there are fewer than nth)."""
     hits = np.cumsum(b, axis=-1) >= nth
@@ -140,7 +146,7 @@ def average_precision(v: View, rel: float) -> Score:
     0.6316
     """
     b = v.relevant(rel)
-    return Score(_div((b * _precisions(b)).sum(axis=-1), v.R(rel)))
+    return Score(_div(_sum_in_order(b * _precisions(b)), v.R(rel)))
 
 
 def sum_precision(v: View, rel: float) -> Score:
@@ -707,7 +713,7 @@ def bpref(v: View, rel: float) -> Score:
     R = np.broadcast_to(v.R(rel), b.shape[:-1])[..., None]
     N = np.broadcast_to(v.n_judged - v.R(rel), b.shape[:-1])[..., None]
     term = np.where(above > 0, 1.0 - _div(np.minimum(above, R), np.minimum(N, R)), 1.0)
-    return Score(np.nan_to_num(_div((b * term).sum(axis=-1), R[..., 0])))
+    return Score(np.nan_to_num(_div(_sum_in_order(b * term), R[..., 0])))
 
 
 INFAP_EPSILON = 0.00001  # trec_eval's smoothing of infAP's precision estimate
@@ -812,7 +818,8 @@ def set_ap(v: View, rel: float) -> Score:
     >>> score("SetAP", "$-", R=2)
     0.25
     """
-    return Score(np.nan_to_num(set_precision(v, rel).value * set_recall(v, rel).value))
+    p = set_precision(v, rel)  # one division, as trec_eval: (r * r) / (n * R)
+    return Score(np.nan_to_num(_div(p.num * p.num, p.den * v.R(rel))))
 
 
 def unjudged(v: View) -> Score:
@@ -903,10 +910,11 @@ def ndcg_rel(v: View, level_gains: str) -> Score:
     return Score(np.where(total > 0, _div(total, n_pos), 0.0))
 
 
-def r_ndcg(v: View, level_gains: str) -> Score:
+def r_ndcg(v: View, rel: float, level_gains: str) -> Score:
     """RnDCG = the mean of nDCG@p over the positions p where the ideal ranking's gain drops
     (for binary judgments p = R), plus the nDCG of the whole ranking when it runs more than one
-    document past the ideal's positive gains (trec_eval's loop); 0 if nothing is relevant.
+    document past the ideal's positive gains (trec_eval's loop); 0 if nothing is relevant, and
+    0 when no document reaches grade ``rel`` (trec_eval -l) even if lower grades have gains.
 
     Reference: trec_eval ``Rndcg``.
 
@@ -928,7 +936,7 @@ def r_ndcg(v: View, level_gains: str) -> Score:
     full = _div(np.take_along_axis(results, v.length[..., None], axis=-1)[..., 0], best[:, -1])
     values = values + np.where(extra, full, 0.0)
     count = count + extra
-    return Score(np.where(n_pos > 0, np.nan_to_num(_div(values, count)), 0.0))
+    return Score(np.where((n_pos > 0) & (v.R(rel) > 0), np.nan_to_num(_div(values, count)), 0.0))
 
 
 def trec_rbp(v: View, p: float) -> Score:
@@ -943,7 +951,7 @@ def trec_rbp(v: View, p: float) -> Score:
     0.181
     """
     top = np.maximum(v.ideal.max(axis=-1, initial=0.0), 1.0)[:, None]
-    g = np.where(v.judged, v.grade, 0.0) / top[..., None]
+    g = np.where(v.judged, v.grade, 0.0) / top  # (S, T, k) / (T, 1): each topic by its own largest grade
     return Score((g * (1 - p) * p ** (v.ranks - 1)).sum(axis=-1))
 
 

@@ -179,13 +179,20 @@ def trec_report(qrels, runs, names: Sequence[str], *, per_topic: bool = False, t
     runs = load_runs(runs)
     rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only)
     measured = [line for line in lines if line.measure is not None]
-    scores = dict(zip(map(id, measured), compute(rankings, [line.measure for line in measured], compat,
-                                                 integer_rankings)))
+    # trec_eval -c sums num_rel as the judgments of grade > 0 in every qrels topic, whatever -l says
+    # (its m_num_rel.c); per topic it stays the count at the -l level
+    totals = {id(line): parse_measure("NumRel(rel=1)") for line in measured
+              if topics == "qrels" and line.name == "num_rel"}
+    computed = compute(rankings, [line.measure for line in measured] + list(totals.values()), compat,
+                       integer_rankings)
+    scores = dict(zip(map(id, measured), computed))
+    summaries = {**scores, **dict(zip(totals, computed[len(measured):]))}
     out = []
     for s, run in enumerate(rankings.runs):
         present = rankings.present[s]
         if per_topic:
-            for t in np.flatnonzero(present & (rankings.length[s] > 0)):
+            shown = present if topics == "qrels" else present & (rankings.length[s] > 0)  # -c: every qrels topic
+            for t in np.flatnonzero(shown):
                 for line in lines:
                     if line.family.per_topic:
                         text = (_relstring(rankings, s, t, line.length) if line.measure is None
@@ -197,7 +204,7 @@ def trec_report(qrels, runs, names: Sequence[str], *, per_topic: bool = False, t
             if line.measure is None:  # runid
                 out.append(f"{line.name:<22}\tall\t{runs[s].runid}")
                 continue
-            value = _aggregate(scores[id(line)].value[s][present], line.measure.spec.average)
+            value = _aggregate(summaries[id(line)].value[s][present], line.measure.spec.average)
             out.append(f"{line.name:<22}\tall\t{_trec_value(value, line.family.integer)}")
     return "\n".join(out) + "\n"
 

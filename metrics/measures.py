@@ -261,7 +261,7 @@ MEASURES: dict[str, MeasureSpec] = {s.name: s for s in [
     MeasureSpec("nDCGrel", cf.ndcg_rel, (_GAINS,), "none",
                 "no browsing model: the mean nDCG at the relevant documents", "trec_eval ndcg_rel",
                 model=False),
-    MeasureSpec("RnDCG", cf.r_ndcg, (_GAINS,), "none",
+    MeasureSpec("RnDCG", cf.r_ndcg, (_rel(), _GAINS), "none",
                 "no browsing model: the mean nDCG where the ideal gain drops (R for binary judgments)",
                 "trec_eval Rndcg", model=False),
     MeasureSpec("trec_rbp", cf.trec_rbp, (_persistence_09("p"),), "none",
@@ -451,7 +451,7 @@ TREC_FAMILIES: dict[str, TrecFamily] = {
     "G": TrecFamily("G({x})", "params"),
     "ndcg": TrecFamily("nDCG({x})", "params"),
     "ndcg_rel": TrecFamily("nDCGrel({x})", "params"),
-    "Rndcg": TrecFamily("RnDCG({x})", "params"),
+    "Rndcg": TrecFamily("RnDCG(rel={rel}{x})", "params"),
     "ndcg_cut": TrecFamily("nDCG@{x}", "cutoffs", CUTOFFS),
     "map_cut": TrecFamily("AP(rel={rel})@{x}", "cutoffs", CUTOFFS),
     "relative_P": TrecFamily("RelP(rel={rel})@{x}", "cutoffs", CUTOFFS),
@@ -558,6 +558,8 @@ def _params(name: str, params: str | None) -> str:
         return f",levels='{params}'"
     if name == "set_F":
         return f",beta={float(params)}"
+    if name == "Rndcg":
+        return f",level_gains='{params}'"
     if name in ("rbp", "rbp_resid"):
         pairs = dict(item.split("=") for item in params.split(","))
         return f"p={float(pairs['p'])}" if "p" in pairs else ""
