@@ -7,7 +7,8 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from rpdi.metrics.measures import Measure, TrecFamily, TrecLine, parse_measure, trec_lines
+from rpdi.metrics.measures import (Measure, TrecFamily, TrecLine, parse_measure, trec_eval_selection,
+                                   trec_lines)
 from rpdi.metrics.rankings import Rankings, build_rankings, truncate
 from rpdi.metrics.rankings import judged_only as judged_only_rankings
 from rpdi.metrics.trec import InputError, Qrels, Run, qrels_from_dict, read_qrels, read_run, run_from_dict
@@ -172,8 +173,9 @@ def trec_report(qrels, runs, names: Sequence[str], *, per_topic: bool = False, t
     line: per topic (with ``per_topic``, topics in byte order, each the measures in trec_eval's
     order), then ``all``; ``%-22s\t%s\t%s`` lines, values to 4 decimals, counts as integers. Names
     may be rpdi's too. Several runs give one block each. ``topics="qrels"`` is trec_eval -c."""
-    lines = []
-    for name in names:
+    chosen, rest = trec_eval_selection(names)  # what trec_eval prints for its -m arguments, in its order
+    lines = [line for name in chosen for line in trec_lines(name, relevance_level, docs)]
+    for name in rest:
         found = trec_lines(name, relevance_level, docs, strict=False)
         lines += found if found is not None else [TrecLine(name, TrecFamily("", "single"), parse_measure(name))]
     runs = load_runs(runs)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from rpdi.metrics import closed_forms as cf
 from rpdi.metrics.trec import InputError
@@ -469,6 +469,9 @@ TREC_FAMILIES: dict[str, TrecFamily] = {
 ALL_TREC = tuple(TREC_FAMILIES)
 OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
             "recip_rank", "iprec_at_recall", "P")  # trec_eval's default measures
+SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+       "set_relative_P", "set_map", "set_F")  # trec_eval's unranked measures (-m set)
+NICKNAMES = {"all_trec": ALL_TREC, "official": OFFICIAL, "set": SET}
 
 
 @dataclass(frozen=True)
@@ -482,6 +485,30 @@ class TrecLine:
     length: int | None = None  # relstring's number of documents
 
 
+def trec_eval_selection(names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The measures trec_eval computes for its ``-m`` arguments, as it reads them: each family
+    once whatever names it (a nickname, the family, ``family.params``), in trec_eval's own order
+    (its measures.c, not the command line's), with the parameters of the first ``family.params``
+    given. Returns those as names for :func:`trec_lines`, and the names trec_eval has not (rpdi's,
+    or one line such as ``P_10``) in their order.
+
+    >>> trec_eval_selection(["P.5", "map", "P.10", "nDCG@10", "official"])[0][-3:]
+    ['recip_rank', 'iprec_at_recall', 'P.5']
+    """
+    marked, params, rest = set(), {}, []
+    for name in names:
+        family, dot, given = name.strip().partition(".")
+        if family in NICKNAMES and not dot:
+            marked.update(NICKNAMES[family])
+        elif family in TREC_FAMILIES:
+            marked.add(family)
+            if given:
+                params.setdefault(family, given)
+        else:
+            rest.append(name)
+    return [f + (f".{params[f]}" if f in params else "") for f in TREC_FAMILIES if f in marked], rest
+
+
 def trec_lines(text: str, level: float = 1, docs: float = 0.0, strict: bool = True) -> list[TrecLine] | None:
     """The output lines of a trec_eval measure name: ``all_trec``, ``official``, a family
     (``P``, ``ndcg``), a family with parameters (``P.5,10``, ``ndcg.1=3,2=9``, ``utility.2,-1,0,0``)
@@ -492,9 +519,8 @@ def trec_lines(text: str, level: float = 1, docs: float = 0.0, strict: bool = Tr
     (['P_5', 'P_10'], 'AP')
     """
     text = text.strip()
-    if text in ("all_trec", "official"):
-        return [line for family in (ALL_TREC if text == "all_trec" else OFFICIAL)
-                for line in trec_lines(family, level, docs)]
+    if text in NICKNAMES:
+        return [line for family in NICKNAMES[text] for line in trec_lines(family, level, docs)]
     family_name, params = text, None
     if text not in TREC_FAMILIES:
         dotted = text.split(".", 1)
