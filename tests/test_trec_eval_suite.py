@@ -13,8 +13,14 @@ that still used trec_eval 9.x's interpolation rule (floor(r R + 0.9), in float64
 takes lround(r R)); ``out.test.a.rbp`` by a build whose floating point gave floor(0.3 x 77 + 0.9)
 = 24 where IEEE float64 gives 23 (x87 extended precision: exactly why trec_eval 10.0 moved to
 lround, "not platform-safe").
+
+``out.test.aqc`` and ``out.test.aqcM`` were made from ``results.trunc``, which trec_eval's
+repository does not hold; ``results.trunc`` here is a reconstruction (see the data README) that a
+trec_eval 10.0-rc2 build turns into every value of both files but the 9.x interpolation one. The
+files in ``te10/`` are that build's own outputs, which rpdi's must equal line for line.
 """
 
+import gzip
 import io
 import math
 import sys
@@ -22,25 +28,31 @@ from pathlib import Path
 
 import pytest
 
+from rpdi.experiments.bundled import CAST2021_QRELS, cast2021_runs
 from rpdi.experiments.cli import main
 from rpdi.metrics import evaluate
 from rpdi.metrics.evaluate import trec_report
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 QRELS, RUN = str(DATA / "qrels.comment.test"), str(DATA / "results.comment.test")
+TRUNC = str(DATA / "results.trunc")  # reconstructed, see the data README
 
 MEAS_PARAMS = ["iprec_at_recall..10,.20,.25,.75,.50", "P.5,7,3", "recall.20,2000", "Rprec_mult.5.0,0.2,0.35",
                "utility.2,-1,0,0", "11pt_avg..25,.5,.75", "ndcg.1=3,2=9,4=4.5", "ndcg_cut.10,20,23.4",
                "success.2,5,20"]
 
-# expected file: (trec_eval -m names, -q); trec_eval's Makefile runs each on qrels.test and
-# results.test, of which the comment files are copies with '#' lines (see the data README)
+# expected file: (trec_eval -m names, the run and flags as trec_report's options); trec_eval's
+# Makefile runs each on qrels.test and results.test (or results.trunc), of which the comment files
+# are copies with '#' lines (see the data README)
+Q, C = dict(per_topic=True), dict(per_topic=True, topics="qrels", run=TRUNC)  # -q; -q -c on results.trunc
 CASES = {
-    "out.test": (["official"], False),
-    "out.test.a": (["all_trec"], False),
-    "out.test.aq": (["all_trec"], True),
-    "out.test.meas_params": (MEAS_PARAMS, True),
-    "out.test.a.rbp": (["all_trec"], False),
+    "out.test": (["official"], {}),
+    "out.test.a": (["all_trec"], {}),
+    "out.test.aq": (["all_trec"], Q),
+    "out.test.meas_params": (MEAS_PARAMS, Q),
+    "out.test.a.rbp": (["all_trec"], {}),
+    "out.test.aqc": (["all_trec"], C),
+    "out.test.aqcM": (["all_trec"], {**C, "max_docs": 100}),
 }
 
 NINE_X = "written with trec_eval 9.x's interpolation rule floor(r R + 0.9); 10.0 takes lround(r R)"
@@ -59,6 +71,8 @@ KNOWN = {
                              ("iprec_at_recall_0.25", "all"): NINE_X, ("11pt_avg_.25,.5,.75", "all"): NINE_X},
     "out.test.a.rbp": {("iprec_at_recall_0.10", "all"): NINE_X, ("iprec_at_recall_0.60", "all"): NINE_X,
                        ("iprec_at_recall_0.30", "all"): X87, ("11pt_avg", "all"): X87},
+    "out.test.aqc": {("iprec_at_recall_0.10", "301"): NINE_X},
+    "out.test.aqcM": {},
 }
 
 
@@ -73,8 +87,9 @@ def _expected(name: str) -> list[tuple[str, str, str]]:
 @pytest.fixture(scope="module")
 def reports():
     """rpdi's output for every case, under trec_eval 10.0 semantics and under --compat pytrec_eval."""
-    return {(name, compat): _lines(trec_report(QRELS, [RUN], names, per_topic=q, compat=compat))
-            for name, (names, q) in CASES.items() for compat in ("trec_eval", "pytrec_eval")}
+    return {(name, compat): _lines(trec_report(QRELS, [options.get("run", RUN)], names, compat=compat,
+                                               **{k: v for k, v in options.items() if k != "run"}))
+            for name, (names, options) in CASES.items() for compat in ("trec_eval", "pytrec_eval")}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -107,12 +122,14 @@ def test_known_differences_are_the_rule_their_reason_names(reports, name):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_lines_in_trec_evals_order(reports, name):
     """Same measure names, topics and order as trec_eval prints (the older all_trec of
-    out.test.a/.aq had no rbp, rbp_resid and unj lines yet)."""
+    out.test.a/.aq had no rbp, rbp_resid and unj lines yet; under -c -q trec_eval 10 also prints
+    topic 302, which results.trunc lacks, and the 9.x build that wrote .aqc/.aqcM did not)."""
     expected = [(m, t) for m, t, _ in _expected(name)]
-    kept = {m for m, _ in expected}
-    assert [(m, t) for m, t, _ in reports[name, "trec_eval"] if m in kept] == expected
-    extra = {m for m, _, _ in reports[name, "trec_eval"]} - kept
-    assert extra <= {"rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"}
+    kept, topics = {m for m, _ in expected}, {t for _, t in expected}
+    ours = [(m, t) for m, t, _ in reports[name, "trec_eval"]]
+    assert [(m, t) for m, t in ours if m in kept and t in topics] == expected
+    assert {m for m, _ in ours} - kept <= {"rbp", "rbp_resid", "unj_5", "unj_10", "unj_20"}
+    assert {t for _, t in ours} - topics == ({"302"} if CASES[name][1].get("topics") == "qrels" else set())
 
 
 def test_command_line_output_is_trec_evals_byte_for_byte(capsys, monkeypatch):
@@ -120,6 +137,58 @@ def test_command_line_output_is_trec_evals_byte_for_byte(capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(Path(RUN).read_bytes())))
     assert main(["eval", QRELS, "-", "-m", "official", "--format", "trec", "--compat", "pytrec_eval"]) == 0
     assert capsys.readouterr().out == (DATA / "out.test").read_text()
+
+
+def _first_difference(ours: str, expected: str):
+    """The first line where two outputs differ, with its number, or None if they are equal."""
+    a, b = ours.splitlines(), expected.splitlines()
+    for i, pair in enumerate(zip(a, b)):
+        if pair[0] != pair[1]:
+            return i + 1, pair
+    return None if len(a) == len(b) else (min(len(a), len(b)) + 1, "one output is longer")
+
+
+def test_cast2021_all_trec_is_trec_eval_10s_line_for_line():
+    """trec_eval 10.0-rc2's ``-q -m all_trec`` on the 5 bundled CAsT 2021 runs (graded judgments,
+    unjudged documents, topics without relevant documents), 76,335 lines, equals rpdi's."""
+    runs = cast2021_runs()
+    expected = "".join(gzip.open(DATA / "te10" / f"cast2021.{Path(r).name.split('.')[0]}.aq.gz", "rt").read()
+                       for r in runs)
+    assert len(expected.splitlines()) == 5 * 15267
+    assert _first_difference(trec_report(str(CAST2021_QRELS), runs, ["all_trec"], per_topic=True), expected) is None
+
+
+CAST_RUN = next(r for r in cast2021_runs() if "org_manual_ance." in r)
+
+# trec_eval 10.0-rc2's outputs for its flags (te10/, commands in the data README): (qrels, run,
+# -m names, trec_report's options)
+TE10 = {
+    "out.aqJ": (QRELS, RUN, ["all_trec"], dict(per_topic=True, judged_only=True)),
+    "out.aqc": (QRELS, TRUNC, ["all_trec"], dict(per_topic=True, topics="qrels")),
+    "out.aqcM": (QRELS, TRUNC, ["all_trec"], dict(per_topic=True, topics="qrels", max_docs=100)),
+    "cast2021.org_manual_ance.cM100.a": (str(CAST2021_QRELS), CAST_RUN, ["all_trec"],
+                                         dict(topics="qrels", max_docs=100)),
+    "cast2021.org_manual_ance.Jl2.a": (str(CAST2021_QRELS), CAST_RUN, ["all_trec"],
+                                       dict(judged_only=True, relevance_level=2)),
+    "cast2021.org_manual_ance.N.a": (str(CAST2021_QRELS), CAST_RUN, ["all_trec", "utility.1,-1,0,1"],
+                                     dict(docs=100000)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TE10))
+def test_flags_as_trec_eval_10_prints_them(name):
+    """-J, -c (a qrels topic the run lacks), -M, -l, -N and a family's parameters overriding
+    all_trec's, line for line."""
+    qrels, run, names, options = TE10[name]
+    assert _first_difference(trec_report(qrels, [run], names, **options), (DATA / "te10" / name).read_text()) is None
+
+
+def test_run_from_standard_input_as_trec_eval_10_prints_it(capsys, monkeypatch):
+    """``rpdi eval QRELS - -q -m all_trec --format trec`` is trec_eval 10's output for the run on
+    standard input (trec_eval 10's own out.test.aq, rbp and unj lines included)."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(Path(RUN).read_bytes())))
+    assert main(["eval", QRELS, "-", "-q", "-m", "all_trec", "--format", "trec"]) == 0
+    assert _first_difference(capsys.readouterr().out, (DATA / "te10" / "out.aq").read_text()) is None
 
 
 def _all(names, **options) -> dict:
