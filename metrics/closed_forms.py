@@ -941,7 +941,9 @@ def r_ndcg(v: View, rel: float, level_gains: str) -> Score:
 
 def trec_rbp(v: View, p: float) -> Score:
     """rbp = (1 - p) sum_i g_i p^(i-1), g_i the grade, divided by the topic's largest grade when
-    that exceeds 1 (trec_eval normalises its gains to [0, 1]).
+    that exceeds 1 (trec_eval normalises its gains to [0, 1]; its m_rbp.c starts that min/max
+    search from uninitialised variables, and a gcc 12 x86-64 build of 10.0-rc2 behaves as if
+    they were 0, which is this rule: checked on the 5 CAsT 2021 runs).
 
     User: RBP's, reading on with probability p. Reference: Moffat & Zobel (2008); trec_eval
     ``rbp`` (default p = 0.9).
