@@ -193,8 +193,7 @@ def trec_report(qrels, runs, names: Sequence[str], *, per_topic: bool = False, t
     for s, run in enumerate(rankings.runs):
         present = rankings.present[s]
         if per_topic:
-            shown = present if topics == "qrels" else present & (rankings.length[s] > 0)  # -c: every qrels topic
-            for t in np.flatnonzero(shown):
+            for t in np.flatnonzero(present):  # also a topic -J leaves empty, and with -c every qrels topic
                 for line in lines:
                     if line.family.per_topic:
                         text = (_relstring(rankings, s, t, line.length) if line.measure is None

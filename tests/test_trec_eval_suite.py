@@ -162,8 +162,10 @@ CAST_RUN = next(r for r in cast2021_runs() if "org_manual_ance." in r)
 
 # trec_eval 10.0-rc2's outputs for its flags (te10/, commands in the data README): (qrels, run,
 # -m names, trec_report's options)
+POOLED = str(DATA / "pooled.qrels"), str(DATA / "pooled.run")  # grades -1..3, 30 topics (see the README)
 TE10 = {
     "out.aqJ": (QRELS, RUN, ["all_trec"], dict(per_topic=True, judged_only=True)),
+    "pooled.aq": (*POOLED, ["all_trec"], dict(per_topic=True)),
     "out.aqc": (QRELS, TRUNC, ["all_trec"], dict(per_topic=True, topics="qrels")),
     "out.aqcM": (QRELS, TRUNC, ["all_trec"], dict(per_topic=True, topics="qrels", max_docs=100)),
     "cast2021.org_manual_ance.cM100.a": (str(CAST2021_QRELS), CAST_RUN, ["all_trec"],
@@ -181,6 +183,19 @@ def test_flags_as_trec_eval_10_prints_them(name):
     all_trec's, line for line."""
     qrels, run, names, options = TE10[name]
     assert _first_difference(trec_report(qrels, [run], names, **options), (DATA / "te10" / name).read_text()) is None
+
+
+def test_judged_only_leaving_a_topic_empty_prints_zero_where_trec_eval_10_prints_nan():
+    """-J on pooled.run leaves topics with no document: trec_eval 10 still prints them, and its
+    interpolated precision at levels l with lround(l R) = 0 is 0/0, printed ``-nan`` (and so is the
+    mean over topics). rpdi prints those topics too, with 0 there (and means with those zeros);
+    every other line is the same."""
+    expected = (DATA / "te10" / "pooled.aqJ").read_text().splitlines()
+    ours = trec_report(*POOLED, ["all_trec"], per_topic=True, judged_only=True).splitlines()
+    assert len(ours) == len(expected)
+    differing = [(a, b) for a, b in zip(ours, expected) if a != b]
+    assert differing and [b for _, b in differing] == [b for b in expected if b.endswith("\t  -nan")]
+    assert all(a == b.replace("  -nan", "0.0000") for a, b in differing if "\tall\t" not in b)
 
 
 def test_run_from_standard_input_as_trec_eval_10_prints_it(capsys, monkeypatch):
