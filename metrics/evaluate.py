@@ -155,15 +155,15 @@ MIN_GEO_MEAN = 0.00001  # trec_eval's floor for a topic's value in a geometric m
 
 def _aggregate(values: np.ndarray, how: str, undefined: str = "zero") -> float:
     """The topics' values as one: their mean, sum or geometric mean (each value at least
-    0.00001, trec_eval's gm_map)."""
+    0.00001, trec_eval's gm_map). Sums run over the topics in order, as trec_eval adds them
+    (numpy's pairwise sum can differ in the last bit, which shows at 4 decimals on an edge)."""
     kept = np.nan_to_num(values) if undefined == "zero" else values[~np.isnan(values)]
     if not kept.size:
         return np.nan
-    if how == "sum":
-        return float(kept.sum())
     if how == "geometric":
-        return float(np.exp(np.log(np.maximum(kept, MIN_GEO_MEAN)).mean()))
-    return float(kept.mean())
+        return float(np.exp(np.cumsum(np.log(np.maximum(kept, MIN_GEO_MEAN)))[-1] / kept.size))
+    total = float(np.cumsum(kept)[-1])
+    return total if how == "sum" else total / kept.size
 
 
 def trec_report(qrels, runs, names: Sequence[str], *, per_topic: bool = False, topics: str = "intersection",

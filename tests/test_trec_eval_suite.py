@@ -163,9 +163,12 @@ CAST_RUN = next(r for r in cast2021_runs() if "org_manual_ance." in r)
 # trec_eval 10.0-rc2's outputs for its flags (te10/, commands in the data README): (qrels, run,
 # -m names, trec_report's options)
 POOLED = str(DATA / "pooled.qrels"), str(DATA / "pooled.run")  # grades -1..3, 30 topics (see the README)
+MIXED = str(DATA / "mixed.qrels"), str(DATA / "mixed.run")  # grades 1.5 and 12, tied scores, 3 tags
 TE10 = {
     "out.aqJ": (QRELS, RUN, ["all_trec"], dict(per_topic=True, judged_only=True)),
     "pooled.aq": (*POOLED, ["all_trec"], dict(per_topic=True)),
+    "mixed.aq": (*MIXED, ["all_trec"], dict(per_topic=True)),
+    "mixed.aqM5": (*MIXED, ["all_trec"], dict(per_topic=True, max_docs=5)),
     "out.aqc": (QRELS, TRUNC, ["all_trec"], dict(per_topic=True, topics="qrels")),
     "out.aqcM": (QRELS, TRUNC, ["all_trec"], dict(per_topic=True, topics="qrels", max_docs=100)),
     "cast2021.org_manual_ance.cM100.a": (str(CAST2021_QRELS), CAST_RUN, ["all_trec"],
