@@ -95,8 +95,7 @@ def set_recall(v: View, rel: float) -> Score:
     return recall(v, rel)
 
 
-def _f(p, r, beta):
-    b2 = beta * beta
+def _f(p, r, b2):
     return np.where((p > 0) | (r > 0), _div((1 + b2) * p * r, b2 * p + r), np.where(np.isnan(r), np.nan, 0.0))
 
 
@@ -109,17 +108,19 @@ def f_measure(v: View, rel: float, beta: float) -> Score:
     >>> round(score("F(beta=1)@4", [1, 0, 1, 0], R=2), 4)
     0.6667
     """
-    return Score(_f(precision(v, rel).value, recall(v, rel).value, beta))
+    return Score(_f(precision(v, rel).value, recall(v, rel).value, beta * beta))
 
 
-def set_f(v: View, rel: float, beta: float) -> Score:
-    """SetF_beta: F_beta of SetP and SetR over the whole ranking.
+def set_f(v: View, rel: float, beta: float, beta2: float | None) -> Score:
+    """SetF_beta: F_beta of SetP and SetR over the whole ranking; ``beta2`` gives beta^2 itself
+    (trec_eval's set_F parameter, so that its value is used exactly).
 
     >>> from rpdi.metrics import score
     >>> round(score("SetF", [1, 0, 1, 0], R=2), 4)
     0.6667
     """
-    return Score(_f(set_precision(v, rel).value, set_recall(v, rel).value, beta))
+    b2 = beta * beta if beta2 is None else beta2
+    return Score(_f(set_precision(v, rel).value, set_recall(v, rel).value, b2))
 
 
 def fallout(v: View, rel: float) -> Score:
@@ -954,7 +955,7 @@ def trec_rbp(v: View, p: float) -> Score:
     """
     top = np.maximum(v.ideal.max(axis=-1, initial=0.0), 1.0)[:, None]
     g = np.where(v.judged, v.grade, 0.0) / top  # (S, T, k) / (T, 1): each topic by its own largest grade
-    return Score((g * (1 - p) * p ** (v.ranks - 1)).sum(axis=-1))
+    return Score((1 - p) * _sum_in_order(g * _powers(p, v.k)[:-1]))
 
 
 def trec_rbp_resid(v: View, p: float) -> Score:
@@ -968,5 +969,12 @@ def trec_rbp_resid(v: View, p: float) -> Score:
     0.0
     """
     unj = v.retrieved & ~v.judged
-    value = (unj * (1 - p) * p ** (v.ranks - 1)).sum(axis=-1) + p ** v.length
+    w = _powers(p, v.k)
+    value = w[v.length] + (1 - p) * _sum_in_order(unj * w[:-1])
     return Score(np.where(unj.any(axis=-1), value, 0.0))
+
+
+def _powers(p: float, k: int) -> np.ndarray:
+    """p^0 .. p^k as trec_eval's loops make them, one multiplication per rank (p ** i can differ
+    in the last bit)."""
+    return np.cumprod(np.r_[1.0, np.full(k, p)])

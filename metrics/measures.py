@@ -113,7 +113,9 @@ MEASURES: dict[str, MeasureSpec] = {s.name: s for s in [
                 "reads the whole retrieved set", "trec_eval set_recall", micro=True),
     MeasureSpec("F", cf.f_measure, (_rel(), _BETA), "required",
                 "reads k documents; harmonic mean of P@k and R@k", "van Rijsbergen 1979"),
-    MeasureSpec("SetF", cf.set_f, (_rel(), _BETA), "none",
+    MeasureSpec("SetF", cf.set_f, (_rel(), _BETA, Param("beta2", float, None, "beta^2 itself, overriding beta "
+                                                         "(trec_eval's set_F parameter)", lambda x: x > 0,
+                                                         "> 0", optional=True)), "none",
                 "reads the whole retrieved set; harmonic mean of SetP and SetR", "trec_eval set_F"),
     MeasureSpec("Fallout", cf.fallout, (_rel(),), "required",
                 "reads k documents, counts the share of judged non-relevant ones met",
@@ -582,8 +584,8 @@ def _params(name: str, params: str | None) -> str:
         return f",a={a},b={b},c={c},d={d}"
     if name == "11pt_avg":
         return f",levels='{params}'"
-    if name == "set_F":
-        return f",beta={float(params)}"
+    if name == "set_F":  # trec_eval's parameter weighs recall as beta^2 does
+        return f",beta2={float(params)}"
     if name == "Rndcg":
         return f",level_gains='{params}'"
     if name in ("rbp", "rbp_resid"):

@@ -159,6 +159,10 @@ def test_cast2021_all_trec_is_trec_eval_10s_line_for_line():
 
 
 CAST_RUN = next(r for r in cast2021_runs() if "org_manual_ance." in r)
+# every family's parameters as trec_eval reads them (rbp's p=, gains level=gain, set_F's beta^2, ...)
+PARAMS = ["rbp.p=0.5", "rbp_resid.p=0.8", "ndcg.0=1,1=2,2=4", "G.1=2", "Rndcg.1=3", "ndcg_rel.2=5", "P.7",
+          "success.3", "iprec_at_recall..33", "11pt_avg.0.2,0.5", "set_F.0.5", "utility.1,-2,0,0", "relstring.20",
+          "map_cut.7", "ndcg_cut.3", "relative_P.4", "Rprec_mult.1.5", "recall.7", "unj.3", "binG", "infAP"]
 
 # trec_eval 10.0-rc2's outputs for its flags (te10/, commands in the data README): (qrels, run,
 # -m names, trec_report's options)
@@ -177,6 +181,8 @@ TE10 = {
                                        dict(judged_only=True, relevance_level=2)),
     "cast2021.org_manual_ance.N.a": (str(CAST2021_QRELS), CAST_RUN, ["all_trec", "utility.1,-1,0,1"],
                                      dict(docs=100000)),
+    "cast2021.org_convdr.params.aq.gz": (str(CAST2021_QRELS), next(r for r in cast2021_runs() if "org_convdr." in r),
+                                         PARAMS, dict(per_topic=True)),
 }
 
 
@@ -185,7 +191,9 @@ def test_flags_as_trec_eval_10_prints_them(name):
     """-J, -c (a qrels topic the run lacks), -M, -l, -N and a family's parameters overriding
     all_trec's, line for line."""
     qrels, run, names, options = TE10[name]
-    assert _first_difference(trec_report(qrels, [run], names, **options), (DATA / "te10" / name).read_text()) is None
+    path = DATA / "te10" / name
+    expected = gzip.open(path, "rt").read() if name.endswith(".gz") else path.read_text()
+    assert _first_difference(trec_report(qrels, [run], names, **options), expected) is None
 
 
 def test_judged_only_leaving_a_topic_empty_prints_zero_where_trec_eval_10_prints_nan():
