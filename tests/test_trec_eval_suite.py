@@ -12,7 +12,8 @@ reproduced by the rule its reason names. The expected files available were writt
 that still used trec_eval 9.x's interpolation rule (floor(r R + 0.9), in float64; trec_eval 10.0
 takes lround(r R)); ``out.test.a.rbp`` by a build whose floating point gave floor(0.3 x 77 + 0.9)
 = 24 where IEEE float64 gives 23 (x87 extended precision: exactly why trec_eval 10.0 moved to
-lround, "not platform-safe").
+lround, "not platform-safe"). A trec_eval 10.0-rc2 build differs from these files in exactly the
+KNOWN values, and its own output (``te10/out.aq``) is rpdi's line for line.
 
 ``out.test.aqc`` and ``out.test.aqcM`` were made from ``results.trunc``, which trec_eval's
 repository does not hold; ``results.trunc`` here is a reconstruction (see the data README) that a
