@@ -219,8 +219,9 @@ def eleven_point_ap(v: View, rel: float, levels: str) -> Score:
     >>> round(score("AP11pt", [1, 1], R=2), 4)
     1.0
     """
-    points = parse_levels(levels)
-    return Score(np.mean([interpolated_precision(v, rel, x) for x in points], axis=0))
+    points = sorted(parse_levels(levels), reverse=True)  # added from the highest level down, as trec_eval does
+    values = np.stack([interpolated_precision(v, rel, x) for x in points], axis=-1)
+    return Score(_sum_in_order(values) / len(points))
 
 
 def parse_levels(levels: str) -> list[float]:
