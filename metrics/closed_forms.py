@@ -359,6 +359,14 @@ def _mapped(grades: np.ndarray, pairs: dict[float, float]) -> np.ndarray:
     return out
 
 
+def _level_gains(v: View, pairs: dict[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """The retrieved documents' gains and the ideal ranking's (best first) under trec_eval's
+    ``level=gain`` pairs (a grade without a pair is its own gain)."""
+    gains = np.where(v.judged, _mapped(v.grade, pairs), 0.0)
+    judged = np.arange(v.ideal.shape[1]) < v.n_judged[:, None]
+    return gains, -np.sort(-np.where(judged, _mapped(v.ideal, pairs), 0.0), axis=-1)
+
+
 def discount(rank, b: int | None = None) -> np.ndarray:
     """w_i = 1/log2(i + 1), or Järvelin-Kekäläinen's 1 up to rank b and 1/log_b(i) after."""
     i = np.asarray(rank, dtype=np.float64)
@@ -395,9 +403,7 @@ def ndcg(v: View, dcg: str, level_gains: str) -> Score:
     """
     pairs = parse_gains(level_gains)
     if pairs:
-        gains = np.where(v.judged, _mapped(v.grade, pairs), 0.0)
-        judged = np.arange(v.ideal.shape[1]) < v.n_judged[:, None]
-        ideal = -np.sort(-np.where(judged, _mapped(v.ideal, pairs), 0.0), axis=-1)
+        gains, ideal = _level_gains(v, pairs)
     elif dcg == "log2":
         gains, ideal = v.grade, v.ideal
     else:  # per topic, gains over 2^(top grade - EXP_TOP) so that grades of 1024 and more stay finite
@@ -939,6 +945,52 @@ def r_ndcg(v: View, rel: float, level_gains: str) -> Score:
     values = values + np.where(extra, full, 0.0)
     count = count + extra
     return Score(np.where((n_pos > 0) & (v.R(rel) > 0), np.nan_to_num(_div(values, count)), 0.0))
+
+
+def yaap(v: View, rel: float) -> Score:
+    """YAAP = log((1 + SP) / (1 + R - SP)), SP = sum over relevant retrieved i of Prec@i (AP
+    without the division by R): AP smoothed so that it averages over topics.
+
+    No browsing model: a transform of AP for averaging. Reference: Robertson, "On Smoothing
+    Average Precision" (ECIR 2012); trec_eval ``yaap``.
+
+    >>> from rpdi.metrics import score
+    >>> round(score("YAAP", [1, 0], R=1), 4)  # log(2 / 1)
+    0.6931
+    """
+    b = v.relevant(rel)
+    sp = _sum_in_order(b * _precisions(b))
+    return Score(np.log((1.0 + sp) / (1.0 + v.R(rel) - sp)))
+
+
+def trec_dcg(v: View, level_gains: str) -> Score:
+    """dcg = sum over the whole ranking of gain(g_i) / log2(i + 1), gains trec_eval's: the grade,
+    or the given ``level=gain`` pairs.
+
+    No browsing model under this name (rpdi's DCG is the reader's). Reference: trec_eval ``dcg``.
+
+    >>> from rpdi.metrics import score
+    >>> round(score("trec_dcg(level_gains='1=3')", [1, 0, 2]), 4)  # 3 + 2 / 2
+    4.0
+    """
+    pairs = parse_gains(level_gains)
+    gains = _level_gains(v, pairs)[0] if pairs else v.grade
+    return Score((gains * _log2_discount(v.k)).sum(axis=-1))
+
+
+def trec_ideal_dcg(v: View, level_gains: str) -> Score:
+    """ideal_dcg = the dcg of the best ranking of the judged documents, positive gains only.
+
+    No browsing model: a normaliser. Reference: trec_eval ``ideal_dcg``.
+
+    >>> from rpdi.metrics import score
+    >>> round(score("trec_ideal_dcg", [0, 1], judged_grades=[2, 1, 0]), 4)  # 2 + 1 / log2(3)
+    2.6309
+    """
+    pairs = parse_gains(level_gains)
+    ideal = _level_gains(v, pairs)[1] if pairs else v.ideal
+    best = (np.maximum(ideal, 0.0) * _log2_discount(ideal.shape[1])).sum(axis=-1)  # (T,)
+    return Score(np.broadcast_to(best, v.length.shape).astype(float))
 
 
 def trec_rbp(v: View, p: float) -> Score:

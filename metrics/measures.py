@@ -266,6 +266,15 @@ MEASURES: dict[str, MeasureSpec] = {s.name: s for s in [
     MeasureSpec("RnDCG", cf.r_ndcg, (_rel(), _GAINS), "none",
                 "no browsing model: the mean nDCG where the ideal gain drops (R for binary judgments)",
                 "trec_eval Rndcg", model=False),
+    MeasureSpec("YAAP", cf.yaap, (_rel(),), "none",
+                "no browsing model: AP smoothed for averaging over topics", "Robertson 2012; trec_eval yaap",
+                model=False),
+    MeasureSpec("trec_dcg", cf.trec_dcg, (_GAINS,), "none",
+                "no browsing model under this name: DCG of the whole ranking with trec_eval's level=gain "
+                "gains (rpdi's DCG is the reader's)", "trec_eval dcg", model=False),
+    MeasureSpec("trec_ideal_dcg", cf.trec_ideal_dcg, (_GAINS,), "none",
+                "no browsing model: the DCG of the best ranking of the judged documents",
+                "trec_eval ideal_dcg", model=False),
     MeasureSpec("trec_rbp", cf.trec_rbp, (_persistence_09("p"),), "none",
                 "RBP's user (grades divided by the topic's largest grade if above 1); rpdi's RBP scales "
                 "by the qrels' largest grade and reports the residual with the tail",
@@ -451,6 +460,8 @@ TREC_FAMILIES: dict[str, TrecFamily] = {
     "11pt_avg": TrecFamily("AP11pt(rel={rel}{x})", "params"),
     "binG": TrecFamily("BinG(rel={rel})", "single"),
     "G": TrecFamily("G({x})", "params"),
+    "dcg": TrecFamily("trec_dcg({x})", "params"),
+    "ideal_dcg": TrecFamily("trec_ideal_dcg({x})", "params"),
     "ndcg": TrecFamily("nDCG({x})", "params"),
     "ndcg_rel": TrecFamily("nDCGrel({x})", "params"),
     "Rndcg": TrecFamily("RnDCG(rel={rel}{x})", "params"),
@@ -464,11 +475,12 @@ TREC_FAMILIES: dict[str, TrecFamily] = {
     "set_map": TrecFamily("SetAP(rel={rel})", "single"),
     "set_F": TrecFamily("SetF(rel={rel}{x})", "params"),
     "num_nonrel_judged_ret": TrecFamily("NumNonRelJudgedRet(rel={rel})", "single", integer=True),
+    "yaap": TrecFamily("YAAP(rel={rel})", "single"),
     "rbp": TrecFamily("trec_rbp({x})", "params"),
     "rbp_resid": TrecFamily("trec_rbp_resid({x})", "params"),
     "unj": TrecFamily("Unj@{x}", "cutoffs", (5, 10, 20)),
 }
-ALL_TREC = tuple(TREC_FAMILIES)
+ALL_TREC = tuple(f for f in TREC_FAMILIES if f not in ("dcg", "ideal_dcg", "yaap"))  # trec_eval's -m all_trec
 OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
             "recip_rank", "iprec_at_recall", "P")  # trec_eval's default measures
 SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",

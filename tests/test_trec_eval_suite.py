@@ -160,6 +160,7 @@ def test_cast2021_all_trec_is_trec_eval_10s_line_for_line():
 
 
 CAST_RUN = next(r for r in cast2021_runs() if "org_manual_ance." in r)
+CONVDR = next(r for r in cast2021_runs() if "org_convdr." in r)
 # every family's parameters as trec_eval reads them (rbp's p=, gains level=gain, set_F's beta^2, ...)
 PARAMS = ["rbp.p=0.5", "rbp_resid.p=0.8", "ndcg.0=1,1=2,2=4", "G.1=2", "Rndcg.1=3", "ndcg_rel.2=5", "P.7",
           "success.3", "iprec_at_recall..33", "11pt_avg.0.2,0.5", "set_F.0.5", "utility.1,-2,0,0", "relstring.20",
@@ -182,8 +183,10 @@ TE10 = {
                                        dict(judged_only=True, relevance_level=2)),
     "cast2021.org_manual_ance.N.a": (str(CAST2021_QRELS), CAST_RUN, ["all_trec", "utility.1,-1,0,1"],
                                      dict(docs=100000)),
-    "cast2021.org_convdr.params.aq.gz": (str(CAST2021_QRELS), next(r for r in cast2021_runs() if "org_convdr." in r),
-                                         PARAMS, dict(per_topic=True)),
+    "cast2021.org_convdr.params.aq.gz": (str(CAST2021_QRELS), CONVDR, PARAMS, dict(per_topic=True)),
+    "cast2021.org_convdr.dcg_yaap.aq.gz": (str(CAST2021_QRELS), CONVDR, ["dcg", "ideal_dcg", "yaap"],
+                                           dict(per_topic=True)),  # trec_eval's, not in all_trec
+    "cast2021.org_convdr.dcg_gains.aq.gz": (str(CAST2021_QRELS), CONVDR, ["dcg.1=2,4=1"], dict(per_topic=True)),
 }
 
 
