@@ -17,12 +17,6 @@ The short API; each name is a documented function of the package it lives in:
 """
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("rpdi")
-except PackageNotFoundError:  # imported from a source tree that was never installed
-    __version__ = "unknown"
 
 # where each short-API name lives; imported on first use, so that ``import rpdi.metrics`` (and
 # the ``rpdi`` command's start-up) does not import the simulator and experiment runner (scipy)
@@ -36,6 +30,15 @@ __all__ = ["evaluate", "score", "simulate", "exact", "model_for", "run_experimen
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # looked up on first use: importlib.metadata costs every start-up 40 ms
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version("rpdi")
+        except PackageNotFoundError:  # imported from a source tree that was never installed
+            value = "unknown"
+        globals()[name] = value
+        return value
     if name == "simulate":  # the package, callable as rpdi.simulate(...)
         return import_module("rpdi.simulate")
     if name not in _HOMES:

@@ -488,11 +488,21 @@ def _format_eval(records: list[dict], fmt: str, digits: int = 4) -> str:
                   [[run, topic] + [cells.get(m, "") for m in measures] for (run, topic), cells in rows.items()])
 
 
-def main(argv: list[str] | None = None) -> int:
-    from importlib.metadata import version
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for (importlib.metadata
+    would cost every command's start-up)."""
 
+    def __call__(self, parser, namespace, values, option_string=None):
+        import rpdi
+
+        print(f"rpdi {rpdi.__version__}")
+        parser.exit()
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="rpdi", description="Effectiveness metrics as explicit stochastic users.")
-    parser.add_argument("--version", action="version", version=f"rpdi {version('rpdi')}")
+    parser.add_argument("--version", action=_Version, nargs=0, default=argparse.SUPPRESS,
+                        help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     common = _collection_arguments()
     _eval_parser(sub, common)
