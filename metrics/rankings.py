@@ -72,12 +72,12 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     columns = [(qrels.topic, qrels.docno)] + [(r.topic, r.docno) for r in runs]
     topic_ids = np.array(sorted(set(columns[0][0].dictionary.to_pylist())), dtype=object)
     T = len(topic_ids)
-    # one code per distinct docno over qrels and runs, in order of first appearance
-    merged = pa.chunked_array([d.dictionary for _, d in columns], pa.string()).dictionary_encode()
-    doc_dictionary = merged.chunk(merged.num_chunks - 1).dictionary  # one shared dictionary
+    # one code per distinct docno over qrels and runs: the qrels' dictionary first, then each
+    # run's new docnos (unify_dictionaries hashes each dictionary once, without pyarrow.compute)
+    merged = pa.chunked_array([d for _, d in columns], pa.dictionary(pa.int32(), pa.string())).unify_dictionaries()
+    doc_dictionary = merged.chunk(0).dictionary if merged.num_chunks else pa.array([], pa.string())
     n_docs = max(len(doc_dictionary), 1)
-    doc_codes = [to_numpy(remap.indices).astype(np.int64)[to_numpy(d.indices)]
-                 for remap, (_, d) in zip(merged.chunks, columns)]
+    doc_codes = [to_numpy(chunk.indices).astype(np.int64) for chunk in merged.chunks]
     topic_codes = [_topic_codes(t, topic_ids) for t, _ in columns]
 
     # qrels: the qrels' docnos hold codes 0..Nq-1. A document judged for one topic only (the
@@ -199,9 +199,6 @@ def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: 
 def _break_ties(per_run, doc_dictionary) -> None:
     """Order documents of equal score by docno descending in byte order, in place; the only string
     sort is over the documents that tie somewhere."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     tied = [(np.flatnonzero(_members(run[3])), run) for run in per_run if run[3].any()]
     if not tied:
         return
@@ -211,9 +208,7 @@ def _break_ties(per_run, doc_dictionary) -> None:
         mark[d[order[idx]]] = True
     codes = np.flatnonzero(mark)
     byte_rank = np.zeros(n_docs, dtype=np.int64)
-    # pa.array(numpy) would import pandas: wrap the buffer instead
-    indices = pa.Array.from_buffers(pa.int64(), len(codes), [None, pa.py_buffer(codes)])
-    byte_rank[codes[to_numpy(pc.sort_indices(doc_dictionary.take(indices)))]] = np.arange(len(codes))
+    byte_rank[codes[_byte_order(doc_dictionary, codes)]] = np.arange(len(codes))
     k = len(codes)
     for idx, (_, d, order, tie) in tied:
         group = np.cumsum(np.concatenate(([True], ~tie)))[idx]
@@ -222,6 +217,36 @@ def _break_ties(per_run, doc_dictionary) -> None:
             order[idx] = sub[np.argsort(group * k + (k - 1 - byte_rank[d[sub]]))]
         else:
             order[idx] = sub[np.lexsort((-byte_rank[d[sub]], group))]
+
+
+SORT_BYTES = 1 << 27  # the largest (strings x longest string) byte matrix _byte_order builds
+
+
+def _byte_order(strings, codes: np.ndarray) -> np.ndarray:
+    """The order that sorts ``strings[codes]`` (a pyarrow string array) by their UTF-8 bytes.
+
+    The strings are copied from the array's buffers into a zero-padded byte matrix and sorted as
+    numpy bytes, then by length (a string padded with NULs equals its prefix as numpy bytes);
+    past ``SORT_BYTES`` as Python strings, whose code point order is the same. pyarrow.compute
+    is not used: importing it would cost every start-up a tenth of a second.
+
+    >>> import pyarrow as pa, numpy as np
+    >>> _byte_order(pa.array(["b", "ab", "a", "é", "z", "a\\x00"]), np.arange(6)).tolist()
+    [2, 5, 1, 0, 4, 3]
+    """
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int32, count=len(strings) + 1,
+                            offset=4 * strings.offset)
+    start, size = offsets[codes], offsets[codes + 1] - offsets[codes]
+    width = max(int(size.max()) if len(codes) else 0, 1)
+    if len(codes) * width > SORT_BYTES:
+        return np.argsort(np.array(strings.to_pylist(), dtype=object)[codes], kind="stable")
+    data = strings.buffers()[2]
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    column = np.arange(width)
+    inside = column < size[:, None]
+    matrix = np.zeros((len(codes), width), dtype=np.uint8)
+    matrix[inside] = data[(start[:, None] + column)[inside]]
+    return np.lexsort((size, matrix.view(f"S{width}").ravel()))
 
 
 def _members(tie: np.ndarray) -> np.ndarray:

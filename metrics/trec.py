@@ -299,16 +299,22 @@ def _parse_single_spaced(data: bytes, layout: Layout, threads: bool) -> dict:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    types = {name: pa.string() for name in layout.text}
+    # text read straight into dictionary arrays: Array.dictionary_encode would import
+    # pyarrow.compute, a tenth of a second of every start-up. Without threads, the file is one
+    # block: the blocks' dictionaries would have to be unified, which costs more than parsing.
+    types = {name: pa.dictionary(pa.int32(), pa.string()) for name in layout.text}
     types.update({name: pa.float64() for name in layout.numbers})
+    read_options = pcsv.ReadOptions(column_names=list(layout.fields), use_threads=threads)
+    if not threads:
+        read_options.block_size = min(len(data) + 1, 2 ** 31 - 1)
     table = pcsv.read_csv(
         io.BytesIO(data),
-        read_options=pcsv.ReadOptions(column_names=list(layout.fields), use_threads=threads),
+        read_options=read_options,
         parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False),
         convert_options=pcsv.ConvertOptions(include_columns=list(layout.text + layout.numbers),
                                             column_types=types, strings_can_be_null=False),
     )
-    columns = {name: table.column(name).combine_chunks().dictionary_encode() for name in layout.text}
+    columns = {name: table.column(name).combine_chunks() for name in layout.text}  # one dictionary
     columns.update({name: to_numpy(table.column(name)).astype(np.float64, copy=False) for name in layout.numbers})
     return columns
 

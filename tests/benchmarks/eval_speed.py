@@ -1,22 +1,29 @@
 """Benchmark: ``rpdi eval`` (a whole process, start-up included) against pytrec_eval, and
-against trec_eval 10.0 when a ``trec_eval`` binary is on PATH or named by $TREC_EVAL.
+against trec_eval 10.0 as a second anchor.
 
 Generates, in a temporary directory, RUNS runs x TOPICS topics x DEPTH documents and graded
 qrels (about JUDGED judged documents per topic, grades 0-3, ties in the scores) with a fixed
-numpy seed, then times, best of --repeat:
+numpy seed, then times, best of --repeat (the three interleaved, so that a load on a shared
+machine falls on all of them alike):
 
-(a) ``rpdi eval QRELS RUN... -m P@10 -m AP -m RR -m nDCG@10 -m nDCG`` as a subprocess;
+(a) ``rpdi eval QRELS RUN... -m P@10 -m AP -m RR -m nDCG@10 -m nDCG`` as a subprocess, with its
+    bytecode cached as an installed package has it (pip compiles it at install; the cache is
+    written to the temporary directory by the first, untimed run, even where
+    PYTHONDONTWRITEBYTECODE is set);
 (b) pytrec_eval's ``parse_qrel`` / ``parse_run`` of the same files and one ``RelevanceEvaluator``
-    evaluating every run for P_10, map, recip_rank, ndcg_cut_10 and ndcg.
+    evaluating every run for P_10, map, recip_rank, ndcg_cut_10 and ndcg;
+(c) ``trec_eval -m P_10 -m map -m recip_rank -m ndcg_cut_10 -m ndcg QRELS RUN`` once per run
+    (trec_eval takes one run). The binary is --trec-eval PATH, else $TREC_EVAL, else
+    ``trec_eval`` on PATH, else one built before from trec_eval's repository in the cache
+    directory, else one built now: a shallow clone of https://github.com/usnistgov/trec_eval
+    (main, version 10.x) compiled with make, if git, make and a C compiler are present and the
+    network answers. Without any, a one-line message says why this anchor is skipped.
 
-(c) if found, ``trec_eval -m P_10 -m map -m recip_rank -m ndcg_cut_10 -m ndcg QRELS RUN`` once
-    per run (trec_eval takes one run), the second anchor; without it that part is skipped with
-    a message.
-
-It prints the times and the ratio rpdi / pytrec_eval against the target (<= 0.5). rpdi must
-agree with pytrec_eval (rpdi with ``--compat pytrec_eval``, mean per run, to 1e-9) and with
-trec_eval (``--format trec``, the printed 4 decimals), so the benchmark cannot be fast by being
-wrong. Exit status 0, or 1 on a disagreement (missing the target is reported, not an error).
+It prints the times and both ratios, rpdi / pytrec_eval against the target (<= 0.5) and rpdi /
+trec_eval. rpdi must agree with pytrec_eval (rpdi with ``--compat pytrec_eval``, mean per run,
+to 1e-9) and with trec_eval (``--format trec``, the printed 4 decimals), so the benchmark cannot
+be fast by being wrong. Exit status 0, or 1 on a disagreement (missing the target is reported,
+not an error), or 2 if --trec-eval names no program.
 
     python tests/benchmarks/eval_speed.py --runs 20 --topics 50 --depth 1000 --judged 200
 """
@@ -108,9 +115,69 @@ def rpdi_command(qrels: str, runs: list[str], compat: bool = False) -> list[str]
     return cmd
 
 
-def trec_eval_binary() -> str | None:
-    """The trec_eval 10.0 binary: $TREC_EVAL, else ``trec_eval`` on PATH, else None."""
-    return os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+def rpdi_environment(directory: str) -> dict:
+    """The environment of the rpdi subprocess: bytecode cached under ``directory``."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(directory, "pycache")
+    return env
+
+
+TREC_EVAL_REPOSITORY = "https://github.com/usnistgov/trec_eval"
+
+
+def cache_directory() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "rpdi", "trec_eval-10")
+
+
+def trec_eval_version(binary: str) -> str:
+    """What ``trec_eval -v`` prints, e.g. ``trec_eval version 10.0-rc2``."""
+    done = subprocess.run([binary, "-v"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=30)
+    return done.stdout.strip().splitlines()[0] if done.stdout.strip() else "(no version printed)"
+
+
+def build_trec_eval(cache: str) -> tuple[str | None, str]:
+    """trec_eval 10.x built from a shallow clone of its repository into ``cache`` (reused when
+    built before): (binary, "") or (None, why not)."""
+    binary = os.path.join(cache, "trec_eval", "trec_eval")
+    if os.access(binary, os.X_OK):
+        return binary, ""
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    missing = [name for name, found in (("git", shutil.which("git")), ("make", shutil.which("make")),
+                                        ("a C compiler (gcc or cc)", compiler)) if not found]
+    if missing:
+        return None, f"no {' and no '.join(missing)} to build it"
+    source = os.path.join(cache, "trec_eval")
+    shutil.rmtree(source, ignore_errors=True)
+    os.makedirs(cache, exist_ok=True)
+    steps = [(["git", "clone", "--quiet", "--depth", "1", TREC_EVAL_REPOSITORY, source], cache,
+              f"cloning {TREC_EVAL_REPOSITORY} failed"),
+             (["make", f"CC={compiler}", "trec_eval"], source, "make failed")]
+    for command, where, failure in steps:
+        try:
+            done = subprocess.run(command, cwd=where, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True, timeout=120, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return None, f"{failure}: {exc}"
+        if done.returncode:
+            last = (done.stdout.strip().splitlines() or ["no message"])[-1]
+            return None, f"{failure}: {last}"
+    version = trec_eval_version(binary)
+    if not version.split()[-1].startswith("10"):
+        return None, f"built {version}, not 10.x"
+    return binary, ""
+
+
+def trec_eval_binary(given: str | None) -> tuple[str | None, str]:
+    """The trec_eval 10.0 binary and where it came from, or (None, why there is none)."""
+    if given:
+        return given, "--trec-eval"
+    if os.environ.get("TREC_EVAL"):
+        return os.environ["TREC_EVAL"], "$TREC_EVAL"
+    if shutil.which("trec_eval"):
+        return shutil.which("trec_eval"), "PATH"
+    binary, reason = build_trec_eval(cache_directory())
+    return (binary, "built from source") if binary else (None, reason)
 
 
 def trec_eval_command(binary: str, qrels: str, run: str) -> list[str]:
@@ -137,10 +204,10 @@ def check_trec_eval(binary: str, qrels: str, runs: list[str]) -> list[str]:
     return problems
 
 
-def time_rpdi(qrels: str, runs: list[str]) -> float:
+def time_rpdi(qrels: str, runs: list[str], env: dict) -> float:
     cmd = rpdi_command(qrels, runs)
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
     return time.perf_counter() - start
 
 
@@ -191,7 +258,13 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--keep", metavar="DIR", help="write the data to DIR and keep it")
+    p.add_argument("--trec-eval", metavar="PATH", help="the trec_eval 10.0 binary (default: $TREC_EVAL, "
+                   "trec_eval on PATH, else built from its repository into " + cache_directory() + ")")
     args = p.parse_args(argv)
+    if args.trec_eval and not (os.path.isfile(args.trec_eval) and os.access(args.trec_eval, os.X_OK)):
+        print(f"--trec-eval {args.trec_eval}: not an executable file", file=sys.stderr)
+        return 2
+    binary, origin = trec_eval_binary(args.trec_eval)
 
     with tempfile.TemporaryDirectory(prefix="rpdi-bench-") as tmp:
         directory = args.keep or tmp
@@ -201,26 +274,33 @@ def main(argv=None) -> int:
               f"~{args.judged} judged per topic (seed {args.seed}) in {directory}")
 
         problems = check_agreement(qrels, runs)
-        # warm the page cache and both code paths once, then take the best of --repeat
-        time_rpdi(qrels, runs)
-        time_pytrec_eval(qrels, runs)
-        t_rpdi = min(time_rpdi(qrels, runs) for _ in range(args.repeat))
-        t_trec = min(time_pytrec_eval(qrels, runs) for _ in range(args.repeat))
-        binary = trec_eval_binary()
         if binary:
             problems += check_trec_eval(binary, qrels, runs)
-            t_binary = min(time_trec_eval(binary, qrels, runs) for _ in range(args.repeat))
+        env = rpdi_environment(tmp)
+        # warm the page cache, the bytecode cache and both code paths once, then take the best
+        # of --repeat rounds, each timing all of them in turn
+        time_rpdi(qrels, runs, env)
+        time_pytrec_eval(qrels, runs)
+        t_rpdi, t_trec, t_binary = [], [], []
+        for _ in range(args.repeat):
+            t_rpdi.append(time_rpdi(qrels, runs, env))
+            t_trec.append(time_pytrec_eval(qrels, runs))
+            if binary:
+                t_binary.append(time_trec_eval(binary, qrels, runs))
 
+    t_rpdi, t_trec = min(t_rpdi), min(t_trec)
     ratio = t_rpdi / t_trec
     print(f"rpdi eval (subprocess, start-up included): {t_rpdi:8.3f} s")
     print(f"pytrec_eval (parse + evaluate):            {t_trec:8.3f} s")
+    if binary:
+        print(f"trec_eval (one process a run):             {min(t_binary):8.3f} s"
+              f"  [{trec_eval_version(binary)}, {binary}, from {origin}]")
     print(f"ratio rpdi / pytrec_eval: {ratio:.3f}  (target <= {TARGET}: "
           f"{'met' if ratio <= TARGET else 'NOT met'})")
     if binary:
-        print(f"trec_eval ({binary}, one process a run): {t_binary:8.3f} s")
-        print(f"ratio rpdi / trec_eval: {t_rpdi / t_binary:.3f}")
+        print(f"ratio rpdi / trec_eval:   {t_rpdi / min(t_binary):.3f}")
     else:
-        print("trec_eval: no binary on PATH or in $TREC_EVAL, second anchor skipped")
+        print(f"trec_eval: second anchor skipped: {origin}")
     if problems:
         print(f"DISAGREEMENT between rpdi and its anchors ({len(problems)}):", file=sys.stderr)
         for line in problems[:20]:
