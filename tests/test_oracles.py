@@ -210,6 +210,29 @@ def test_pytrec_eval_fixed_cases():
         "1", "IPrec@0.7"]["value"] == 2 / 3
 
 
+# tied docnos longer than one and two 8-byte words, sharing prefixes, one a prefix of another,
+# multi-byte UTF-8 (byte order is code point order, not the order of Python's str.lower etc.)
+LONG_DOCNOS = ["doc-000000001", "doc-00000001", "doc-0000001é", "doc-0000001€x", "doc-0000001",
+               "DOC-1", "doc-00000001ééé-long-long-long", "a", "ab", "abc-verylongprefix-0001",
+               "abc-verylongprefix-0002", "abc-verylongprefix-001", "é", "z"]
+
+
+@pytest.mark.parametrize("sort_bytes", [None, 0])
+def test_pytrec_eval_tie_break_on_long_and_multibyte_docnos(monkeypatch, sort_bytes):
+    """All scores tie; each topic judges one document relevant, so its reciprocal rank is the
+    document's place in docno-descending byte order, as pytrec_eval (strcmp) ranks it. With
+    ``sort_bytes=0`` the byte order is taken from Python strings instead of numpy words."""
+    if sort_bytes is not None:
+        monkeypatch.setattr("rpdi.metrics.rankings.SORT_BYTES", sort_bytes)
+    qrels = {str(t): {d: int(d == relevant) for d in LONG_DOCNOS} for t, relevant in enumerate(LONG_DOCNOS)}
+    run = {t: {d: 1.0 for d in LONG_DOCNOS} for t in qrels} | {RUN_ONLY_TOPIC: {"d1": 1.0}}
+    compare_pytrec(qrels, run, rels=(1,)).done()
+    expected = sorted(LONG_DOCNOS, key=str.encode, reverse=True)
+    ours = rpdi_per_topic(qrels, run, ["RR"])
+    assert [1 / ours[str(t), "RR"]["value"] for t in range(len(LONG_DOCNOS))] == \
+        [expected.index(d) + 1 for d in LONG_DOCNOS]
+
+
 def test_known_difference_float64_scores_tied_only_in_float32_rank_differently_from_pytrec_eval():
     """The one known difference with pytrec_eval: it stores scores as float32, so
     1.0000000001 and 1.0 tie and the tie goes to the larger docno ('b' first). rpdi by default
