@@ -289,10 +289,16 @@ def _field_counts(data: bytes) -> np.ndarray:
     return np.bincount(np.searchsorted(newlines, starts), minlength=len(newlines) + 1)
 
 
+_DOUBLE_BLANK = re.compile(rb"  ")  # re finds a two-byte string faster than ``in`` does
+_BLANK_AT_END = re.compile(rb" \n")
+
+
 def _single_spaced(data: bytes) -> bool:
-    """Fields separated by single spaces: what pyarrow's CSV reader with a space delimiter reads
-    (a blank at either end of a line makes one field too many, which it refuses)."""
-    return b"\t" not in data and b"\r" not in data and b"  " not in data
+    """Fields separated by single spaces, no blank ending a line: what pyarrow's CSV reader with
+    a space delimiter reads as white-space separated fields (a blank starting a line makes one
+    field too many, which it refuses; one ending a line would be read as an empty last field)."""
+    return (b"\t" not in data and b"\r" not in data and not data.endswith(b" ")
+            and _DOUBLE_BLANK.search(data) is None and _BLANK_AT_END.search(data) is None)
 
 
 def _parse_single_spaced(data: bytes, layout: Layout, threads: bool) -> dict:

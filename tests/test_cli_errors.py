@@ -60,6 +60,8 @@ def eval_argv(qrels, runs, measures=("P@2",)):
 
 BAD_RUN_LINES = {
     "short line": (b"1 Q0 d9 5 0.1\n", "expected at least 6 fields"),
+    "short line, trailing blank": (b"1 Q0 d9 5 0.1 \n", "expected at least 6 fields"),
+    "short last line, trailing blank": (b"1 Q0 d9 5 0.1 ", "expected at least 6 fields"),
     "non-numeric score": (b"1 Q0 d9 5 high tag\n", "not a number"),
     "nan score": (b"1 Q0 d9 5 nan tag\n", "not a finite number"),
     "NaN score": (b"1 Q0 d9 5 NaN tag\n", "not a finite number"),
@@ -281,6 +283,7 @@ def _variants(data: bytes) -> dict[str, bytes]:
         "mixed blanks": "".join(" " + line.replace(" ", " \t ") + " \n" for line in lines).encode(),
         "crlf": "".join(line + "\r\n" for line in lines).encode(),
         "tab crlf": "".join(line.replace(" ", "\t") + "\r\n" for line in lines).encode(),
+        "trailing blanks": "".join(line + " \n" for line in lines).encode(),
         "no final newline": data.rstrip(b"\n"),
         "blank lines": b"\n" + data.replace(b"\n", b"\n\n"),
         "gzip": gzip.compress(data),
