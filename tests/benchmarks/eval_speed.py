@@ -19,8 +19,9 @@ machine falls on all of them alike):
     (main, version 10.x) compiled with make, if git, make and a C compiler are present and the
     network answers. Without any, a one-line message says why this anchor is skipped.
 
-It prints the times and both ratios, rpdi / pytrec_eval against the target (<= 0.5) and rpdi /
-trec_eval. rpdi must agree with pytrec_eval (rpdi with ``--compat pytrec_eval``, mean per run,
+It prints the wall and CPU times and both ratios, rpdi / pytrec_eval against the target (<= 0.5,
+in wall time) and rpdi / trec_eval; the ratios of CPU times beside them move less when other
+programs share the machine. rpdi must agree with pytrec_eval (rpdi with ``--compat pytrec_eval``, mean per run,
 to 1e-9) and with trec_eval (``--format trec``, the printed 4 decimals), so the benchmark cannot
 be fast by being wrong. Exit status 0, or 1 on a disagreement (missing the target is reported,
 not an error), or 2 if --trec-eval names no program.
@@ -33,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -184,11 +186,11 @@ def trec_eval_command(binary: str, qrels: str, run: str) -> list[str]:
     return [binary] + [x for m in TREC_MEASURES for x in ("-m", m)] + [qrels, run]
 
 
-def time_trec_eval(binary: str, qrels: str, runs: list[str]) -> float:
-    start = time.perf_counter()
-    for run in runs:
-        subprocess.run(trec_eval_command(binary, qrels, run), check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+def time_trec_eval(binary: str, qrels: str, runs: list[str]) -> tuple[float, float]:
+    with Clock(children=True) as clock:
+        for run in runs:
+            subprocess.run(trec_eval_command(binary, qrels, run), check=True, stdout=subprocess.DEVNULL)
+    return clock.wall, clock.cpu
 
 
 def check_trec_eval(binary: str, qrels: str, runs: list[str]) -> list[str]:
@@ -204,11 +206,32 @@ def check_trec_eval(binary: str, qrels: str, runs: list[str]) -> list[str]:
     return problems
 
 
-def time_rpdi(qrels: str, runs: list[str], env: dict) -> float:
-    cmd = rpdi_command(qrels, runs)
-    start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - start
+class Clock:
+    """Wall time and CPU time (user + system) of a block: of this process, or of the child
+    processes it waited for. CPU time depends less on what else the machine runs; rpdi's CPU time
+    counts both of its reading threads."""
+
+    def __init__(self, children: bool = False):
+        self.children = children
+
+    def _cpu(self) -> float:
+        if not self.children:
+            return time.process_time()
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    def __enter__(self):
+        self._wall, self._start = time.perf_counter(), self._cpu()
+        return self
+
+    def __exit__(self, *exc):
+        self.wall, self.cpu = time.perf_counter() - self._wall, self._cpu() - self._start
+
+
+def time_rpdi(qrels: str, runs: list[str], env: dict) -> tuple[float, float]:
+    with Clock(children=True) as clock:
+        subprocess.run(rpdi_command(qrels, runs), check=True, stdout=subprocess.DEVNULL, env=env)
+    return clock.wall, clock.cpu
 
 
 def pytrec_eval_all(qrels: str, runs: list[str]) -> dict:
@@ -225,10 +248,10 @@ def pytrec_eval_all(qrels: str, runs: list[str]) -> dict:
     return results
 
 
-def time_pytrec_eval(qrels: str, runs: list[str]) -> float:
-    start = time.perf_counter()
-    pytrec_eval_all(qrels, runs)
-    return time.perf_counter() - start
+def time_pytrec_eval(qrels: str, runs: list[str]) -> tuple[float, float]:
+    with Clock() as clock:
+        pytrec_eval_all(qrels, runs)
+    return clock.wall, clock.cpu
 
 
 def check_agreement(qrels: str, runs: list[str]) -> list[str]:
@@ -288,17 +311,20 @@ def main(argv=None) -> int:
             if binary:
                 t_binary.append(time_trec_eval(binary, qrels, runs))
 
-    t_rpdi, t_trec = min(t_rpdi), min(t_trec)
-    ratio = t_rpdi / t_trec
-    print(f"rpdi eval (subprocess, start-up included): {t_rpdi:8.3f} s")
-    print(f"pytrec_eval (parse + evaluate):            {t_trec:8.3f} s")
+    best = lambda times: tuple(min(t[i] for t in times) for i in (0, 1))  # best wall, best CPU
+    (w_rpdi, c_rpdi), (w_trec, c_trec) = best(t_rpdi), best(t_trec)
+    ratio = w_rpdi / w_trec
+    print("seconds, best of --repeat:                  wall      CPU")
+    print(f"rpdi eval (subprocess, start-up included): {w_rpdi:8.3f} {c_rpdi:8.3f}")
+    print(f"pytrec_eval (parse + evaluate):            {w_trec:8.3f} {c_trec:8.3f}")
     if binary:
-        print(f"trec_eval (one process a run):             {min(t_binary):8.3f} s"
+        w_binary, c_binary = best(t_binary)
+        print(f"trec_eval (one process a run):             {w_binary:8.3f} {c_binary:8.3f}"
               f"  [{trec_eval_version(binary)}, {binary}, from {origin}]")
     print(f"ratio rpdi / pytrec_eval: {ratio:.3f}  (target <= {TARGET}: "
-          f"{'met' if ratio <= TARGET else 'NOT met'})")
+          f"{'met' if ratio <= TARGET else 'NOT met'}); CPU time {c_rpdi / c_trec:.3f}")
     if binary:
-        print(f"ratio rpdi / trec_eval:   {t_rpdi / min(t_binary):.3f}")
+        print(f"ratio rpdi / trec_eval:   {w_rpdi / w_binary:.3f}; CPU time {c_rpdi / c_binary:.3f}")
     else:
         print(f"trec_eval: second anchor skipped: {origin}")
     if problems:
