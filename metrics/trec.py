@@ -52,13 +52,18 @@ _NUMERIC = {"double": "float64", "float": "float32", "int8": "int8", "int16": "i
 
 
 def encode(values):
-    """Strings (a sequence, numpy array or pyarrow array) as a pyarrow dictionary array."""
+    """Strings (a sequence, numpy array or pyarrow array) as a pyarrow dictionary array of
+    int32 indices into strings, the one type :mod:`metrics.rankings` joins."""
     import pyarrow as pa
 
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
     if isinstance(values, pa.DictionaryArray):
-        return values
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        return values.dictionary_encode()
+        if values.type == pa.dictionary(pa.int32(), pa.string()):
+            return values
+        values = values.dictionary.take(values.indices)  # other index or value types: encoded anew
+    if isinstance(values, pa.Array):
+        return values.cast(pa.string()).dictionary_encode()
     try:
         array = pa.array(values, type=pa.string())
     except (pa.ArrowInvalid, pa.ArrowTypeError):

@@ -233,6 +233,31 @@ def test_pytrec_eval_tie_break_on_long_and_multibyte_docnos(monkeypatch, sort_by
         [expected.index(d) + 1 for d in LONG_DOCNOS]
 
 
+def test_pyarrow_columns_of_other_string_types_agree_with_pytrec_eval():
+    """Qrels and runs built from pyarrow columns that are not int32-indexed dictionaries of
+    strings (large strings, int8 indices, chunked arrays) are encoded as rpdi joins them."""
+    import pyarrow as pa
+
+    from rpdi.metrics.trec import Qrels, Run
+
+    qrels = {"1": {"a": 1, "b": 0, "c": 2}, "2": {"a": 1}}
+    run = {"1": {"c": 1.0, "a": 2.0, "x": 2.0}, "2": {"b": 1.0, "a": 0.5}}
+    q_topic, q_doc = zip(*[(t, d) for t, docs in qrels.items() for d in docs])
+    r_topic, r_doc = zip(*[(t, d) for t, docs in run.items() for d in docs])
+    ours = evaluate(
+        Qrels(pa.array(q_topic, pa.large_string()), pa.array(q_doc, pa.large_string()).dictionary_encode(),
+              np.array([g for docs in qrels.values() for g in docs.values()], dtype=float)),
+        [Run("sys", pa.chunked_array([pa.array(r_topic[:2]), pa.array(r_topic[2:])]),
+             pa.DictionaryArray.from_arrays(pa.array(range(len(r_doc)), pa.int8()), pa.array(r_doc)),
+             np.array([s for docs in run.values() for s in docs.values()]))],
+        ["RR", "AP", "nDCG"], per_topic=True)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "map", "ndcg"}).evaluate(run)
+    names = {"RR": "recip_rank", "AP": "map", "nDCG": "ndcg"}
+    for r in ours:
+        if r["topic"] != "all":
+            assert r["value"] == pytest.approx(theirs[r["topic"]][names[r["measure"]]], abs=TOL)
+
+
 def test_known_difference_float64_scores_tied_only_in_float32_rank_differently_from_pytrec_eval():
     """The one known difference with pytrec_eval: it stores scores as float32, so
     1.0000000001 and 1.0 tie and the tie goes to the larger docno ('b' first). rpdi by default
