@@ -75,7 +75,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     # one code per distinct docno over qrels and runs: the qrels' dictionary first, then each
     # run's new docnos (unify_dictionaries hashes each dictionary once, without pyarrow.compute)
     merged = pa.chunked_array([d for _, d in columns], pa.dictionary(pa.int32(), pa.string())).unify_dictionaries()
-    doc_dictionary = merged.chunk(0).dictionary if merged.num_chunks else pa.array([], pa.string())
+    doc_dictionary = merged.chunk(0).dictionary  # every chunk now has this one dictionary
     n_docs = max(len(doc_dictionary), 1)
     doc_codes = [to_numpy(chunk.indices).astype(np.int64) for chunk in merged.chunks]
     topic_codes = [_topic_codes(t, topic_ids) for t, _ in columns]
