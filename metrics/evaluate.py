@@ -11,7 +11,8 @@ from rpdi.metrics.measures import (Measure, TrecFamily, TrecLine, parse_measure,
                                    trec_lines)
 from rpdi.metrics.rankings import Rankings, build_rankings, truncate
 from rpdi.metrics.rankings import judged_only as judged_only_rankings
-from rpdi.metrics.trec import InputError, Qrels, Run, qrels_from_dict, read_qrels, read_run, run_from_dict
+from rpdi.metrics.trec import (InputError, Qrels, Run, qrels_from_dict, read_qrels, read_run, read_runs,
+                               run_from_dict)
 from rpdi.metrics.view import Score, View
 
 
@@ -31,14 +32,11 @@ def load_runs(runs) -> list[Run]:
     if isinstance(runs, (str, os.PathLike, Run)):
         runs = [runs]
     runs = list(runs)
-    if sum(not isinstance(r, Run) for r in runs) < 2:
+    paths = [r for r in runs if not isinstance(r, Run)]
+    if len(paths) < 2:
         return [r if isinstance(r, Run) else read_run(r) for r in runs]
-    from concurrent.futures import ThreadPoolExecutor
-
-    # files are parsed concurrently, each on one thread (pyarrow releases the GIL); the first
-    # bad file in the order given is the one reported
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        return list(pool.map(lambda r: r if isinstance(r, Run) else read_run(r, threads=False), runs))
+    read = iter(read_runs(paths))  # concurrently, sharing one docno dictionary
+    return [r if isinstance(r, Run) else next(read) for r in runs]
 
 
 def compute(rankings: Rankings, measures: Sequence[Measure], compat: str = "trec_eval",

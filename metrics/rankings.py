@@ -72,12 +72,18 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     columns = [(qrels.topic, qrels.docno)] + [(r.topic, r.docno) for r in runs]
     topic_ids = np.array(sorted(set(columns[0][0].dictionary.to_pylist())), dtype=object)
     T = len(topic_ids)
-    # one code per distinct docno over qrels and runs: the qrels' dictionary first, then each
-    # run's new docnos (unify_dictionaries hashes each dictionary once, without pyarrow.compute)
-    merged = pa.chunked_array([d for _, d in columns], pa.dictionary(pa.int32(), pa.string())).unify_dictionaries()
+    # one code per distinct docno over qrels and runs: the qrels' dictionary first, then the new
+    # docnos of each other dictionary. Runs read together share one (trec.read_runs); each
+    # distinct dictionary is unified once (unify_dictionaries needs no pyarrow.compute)
+    group_of: dict[tuple, int] = {}
+    group = [group_of.setdefault(_identity(d.dictionary), len(group_of)) for _, d in columns]
+    distinct = [columns[group.index(g)][1].dictionary for g in range(len(group_of))]
+    merged = pa.chunked_array([_every_entry(d) for d in distinct], pa.dictionary(pa.int32(), pa.string()))
+    merged = merged.unify_dictionaries()
     doc_dictionary = merged.chunk(0).dictionary  # every chunk now has this one dictionary
     n_docs = max(len(doc_dictionary), 1)
-    doc_codes = [to_numpy(chunk.indices).astype(np.int64) for chunk in merged.chunks]
+    code_of = [to_numpy(chunk.indices).astype(np.int64) for chunk in merged.chunks]  # per dictionary entry
+    doc_codes = [code_of[g][to_numpy(d.indices)] for g, (_, d) in zip(group, columns)]
     topic_codes = [_topic_codes(t, topic_ids) for t, _ in columns]
 
     # qrels: the qrels' docnos hold codes 0..Nq-1. A document judged for one topic only (the
@@ -156,6 +162,21 @@ def judged_only(rankings: Rankings) -> Rankings:
                    doc=np.where(kept, take(rankings.doc), -1), length=keep.sum(axis=-1),
                    words=None if rankings.words is None else np.where(kept, take(rankings.words), np.nan),
                    pooled=kept)
+
+
+def _identity(array) -> tuple:
+    """The same buffers and slice mean the same array (pyarrow wraps it anew on each access)."""
+    return (array.offset, len(array)) + tuple(0 if b is None else b.address for b in array.buffers())
+
+
+def _every_entry(dictionary):
+    """A dictionary array that holds each entry of ``dictionary`` once, in order."""
+    import pyarrow as pa
+
+    # pa.array(numpy) would import pandas: wrap the buffer instead
+    codes = pa.py_buffer(np.arange(len(dictionary), dtype=np.int32))
+    return pa.DictionaryArray.from_arrays(pa.Array.from_buffers(pa.int32(), len(dictionary), [None, codes]),
+                                          dictionary)
 
 
 def _flat_index(t: np.ndarray, T: int, D: int, s: int) -> np.ndarray:

@@ -24,7 +24,7 @@ import stat
 import sys
 import zlib
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -159,9 +159,72 @@ def read_run(path: str | os.PathLike, name: str | None = None, threads: bool = T
     :func:`run_name` (``stdin`` for ``-``). Fields after the tag are ignored."""
     path = os.fspath(path)
     columns, last_line = _read_table(path, RUN, threads)
+    return _run(path, columns, last_line, name)
+
+
+def read_runs(paths: Sequence[str | os.PathLike]) -> list[Run]:
+    """Read several TREC run files, named by :func:`run_name`: each parsed on a thread of its own
+    (pyarrow releases the GIL) and their docnos dictionary-encoded together, so that the runs
+    share one dictionary, which :func:`metrics.rankings.build_rankings` joins with the qrels
+    once. The first bad file in the order given is the one reported.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.run").write_text("1 Q0 x 1 2.0 A\\n1 Q0 y 2 1.0 A\\n")
+    >>> _ = (d / "b.run").write_text("1 Q0 y 1 2.0 B\\n")
+    >>> a, b = read_runs([d / "a.run", d / "b.run"])
+    >>> a.docno.dictionary.equals(b.docno.dictionary), b.docno.dictionary.to_pylist(), b.tag
+    (True, ['x', 'y'], 'B')
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pyarrow as pa
+
+    def attempt(path: str):
+        try:
+            if path == "-":  # standard input cannot be read again for a diagnosis: checked now
+                return read_run(path, threads=False)
+            return _read_table(path, RUN, threads=False, shared_docnos=True)
+        except InputError as exc:
+            return exc
+
+    paths = [os.fspath(p) for p in paths]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        read = list(pool.map(attempt, paths))
+    bad = next((i for i, r in enumerate(read) if isinstance(r, InputError)), len(read))
+    plain = [r[0]["docno"] for r in read[:bad] if isinstance(r, tuple) and r[0]["docno"].type == pa.string()]
+    encoded = iter(call_function("dictionary_encode", pa.chunked_array(plain, pa.string())).chunks if plain else ())
+    runs = []
+    for path, r in zip(paths, read[:bad]):
+        if isinstance(r, Run):
+            runs.append(r)
+            continue
+        columns, last_line = r
+        if columns["docno"].type == pa.string():
+            columns["docno"] = next(encoded)
+        if _has_duplicates(columns["topic"], columns["docno"]):
+            raise InputError(_diagnose(path, _load_bytes(path), RUN))
+        runs.append(_run(path, columns, last_line))
+    if bad < len(read):
+        raise read[bad]
+    return runs
+
+
+def _run(path: str, columns: dict, last_line: str, name: str | None = None) -> Run:
     default = "stdin" if path == "-" else run_name(path)
     return Run(name or default, columns["topic"], columns["docno"], columns["score"], source=path,
                tag=last_line.split()[5])
+
+
+def call_function(name: str, *args):
+    """The pyarrow compute function ``name`` on ``args``, from pyarrow's registry of them
+    (pyarrow._compute): importing pyarrow.compute, which wraps each function in Python, would
+    cost every start-up a tenth of a second."""
+    try:
+        from pyarrow._compute import call_function as call
+    except ImportError:  # a pyarrow that keeps it elsewhere: the public, slower module
+        from pyarrow.compute import call_function as call
+    return call(name, list(args))
 
 
 def read_lengths(path: str | os.PathLike) -> dict[str, float]:
@@ -246,9 +309,11 @@ def _load_bytes(path: str) -> bytes:
 _COMMENT = re.compile(rb"^[ \t]*#[^\n]*(?:\n|$)", re.MULTILINE)
 
 
-def _read_table(path: str, layout: Layout, threads: bool = True) -> tuple[dict, str]:
+def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: bool = False) -> tuple[dict, str]:
     """The layout's text columns (pyarrow dictionary arrays) and number columns (float64), and
-    the file's last line that is not a comment (a run's tag is trec_eval's runid)."""
+    the file's last line that is not a comment (a run's tag is trec_eval's runid). With
+    ``shared_docnos`` a single-spaced file's docnos stay plain strings and no file's are checked
+    for duplicates: :func:`read_runs` encodes them with other files' and checks them."""
     data = _load_bytes(path)
     nul = data.find(b"\x00")
     if nul >= 0:
@@ -266,7 +331,7 @@ def _read_table(path: str, layout: Layout, threads: bool = True) -> tuple[dict, 
     columns = None
     if _single_spaced(body):
         try:
-            columns = _parse_single_spaced(body, layout, threads)
+            columns = _parse_single_spaced(body, layout, threads, ("docno",) if shared_docnos else ())
         except Exception:  # a line without exactly the layout's fields: the general parser decides
             columns = None
     if columns is None:
@@ -278,7 +343,7 @@ def _read_table(path: str, layout: Layout, threads: bool = True) -> tuple[dict, 
                 columns = _parse_white_space(body, layout, int(counts.max()))
             except Exception:  # any refusal is diagnosed below
                 columns = None
-    if columns is not None and _values_ok(columns, layout):
+    if columns is not None and _values_ok(columns, layout, duplicates=not shared_docnos):
         return columns, body[body.rfind(b"\n", 0, end) + 1: end].decode()
     raise InputError(_diagnose(path, data, layout))
 
@@ -306,14 +371,14 @@ def _single_spaced(data: bytes) -> bool:
             and _DOUBLE_BLANK.search(data) is None and _BLANK_AT_END.search(data) is None)
 
 
-def _parse_single_spaced(data: bytes, layout: Layout, threads: bool) -> dict:
+def _parse_single_spaced(data: bytes, layout: Layout, threads: bool, plain: tuple[str, ...] = ()) -> dict:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     # text read straight into dictionary arrays: Array.dictionary_encode would import
     # pyarrow.compute, a tenth of a second of every start-up. Without threads, the file is one
     # block: the blocks' dictionaries would have to be unified, which costs more than parsing.
-    types = {name: pa.dictionary(pa.int32(), pa.string()) for name in layout.text}
+    types = {name: pa.string() if name in plain else pa.dictionary(pa.int32(), pa.string()) for name in layout.text}
     types.update({name: pa.float64() for name in layout.numbers})
     read_options = pcsv.ReadOptions(column_names=list(layout.fields), use_threads=threads)
     if not threads:
@@ -325,7 +390,7 @@ def _parse_single_spaced(data: bytes, layout: Layout, threads: bool) -> dict:
         convert_options=pcsv.ConvertOptions(include_columns=list(layout.text + layout.numbers),
                                             column_types=types, strings_can_be_null=False),
     )
-    columns = {name: table.column(name).combine_chunks() for name in layout.text}  # one dictionary
+    columns = {name: table.column(name).combine_chunks() for name in layout.text}  # one chunk each
     columns.update({name: to_numpy(table.column(name)).astype(np.float64, copy=False) for name in layout.numbers})
     return columns
 
@@ -346,21 +411,22 @@ def _parse_white_space(data: bytes, layout: Layout, width: int) -> dict:
     return columns
 
 
-def _values_ok(columns: dict, layout: Layout) -> bool:
+def _values_ok(columns: dict, layout: Layout, duplicates: bool = True) -> bool:
     numbers = [columns[n] for n in layout.numbers]
     if not all(np.isfinite(v).all() for v in numbers):
         return False
     if layout is LENGTHS:
         return bool((columns["words"] >= 0).all()) and len(columns["docno"].dictionary) == len(columns["docno"])
-    return not _has_duplicates(columns["topic"], columns["docno"])
+    return not (duplicates and _has_duplicates(columns["topic"], columns["docno"]))
 
 
 def _has_duplicates(topic, docno) -> bool:
     """Whether a (topic, docno) pair occurs twice; both are pyarrow dictionary arrays."""
     n, n_docs = len(docno), len(docno.dictionary)
-    if n_docs == n:  # every docno occurs once
+    doc = to_numpy(docno.indices)
+    if not n or np.bincount(doc).max() <= 1:  # every docno occurs once
         return False
-    key = to_numpy(topic.indices).astype(np.int64) * n_docs + to_numpy(docno.indices)
+    key = to_numpy(topic.indices).astype(np.int64) * n_docs + doc
     size = len(topic.dictionary) * n_docs
     if size <= 8 * n + 1024:
         return bool(np.count_nonzero(np.bincount(key, minlength=size)) < n)

@@ -150,6 +150,19 @@ def test_bad_second_run_writes_nothing(tmp_path, capsys):
     assert_bad(capsys, eval_argv(qrels, [good, bad], MEASURES), f"{bad}:7:")
 
 
+@pytest.mark.parametrize("first", ["duplicate", "short line"])
+def test_first_bad_run_in_the_order_given_is_reported(tmp_path, capsys, first):
+    """Runs are read together (a duplicate docno is found only after the files' docnos are
+    encoded together); still the first bad file named is the one reported."""
+    qrels = write(tmp_path, "qrels.txt", QRELS)
+    bad = {"duplicate": (write(tmp_path, "dup.txt", RUN + b"1 Q0 d2 5 0.1 tag\n"), "appears twice"),
+           "short line": (write(tmp_path, "short.txt", RUN + b"1 Q0 d9 5 0.1\n"), "expected at least 6 fields")}
+    second = next(name for name in bad if name != first)
+    good = write(tmp_path, "good.txt", RUN)
+    argv = eval_argv(qrels, [good, bad[first][0], bad[second][0]], MEASURES)
+    assert_bad(capsys, argv, f"{bad[first][0]}:7:", bad[first][1])
+
+
 # ------------------------------------------------------------------------------- bad measures
 
 @pytest.mark.parametrize("measure, fragment", [
