@@ -12,7 +12,7 @@ machine falls on all of them alike):
     PYTHONDONTWRITEBYTECODE is set);
 (b) pytrec_eval's ``parse_qrel`` / ``parse_run`` of the same files and one ``RelevanceEvaluator``
     evaluating every run for P_10, map, recip_rank, ndcg_cut_10 and ndcg;
-(c) ``trec_eval -m P_10 -m map -m recip_rank -m ndcg_cut_10 -m ndcg QRELS RUN`` once per run
+(c) ``trec_eval -m P.10 -m map -m recip_rank -m ndcg_cut.10 -m ndcg QRELS RUN`` once per run
     (trec_eval takes one run). The binary is --trec-eval PATH, else $TREC_EVAL, else
     ``trec_eval`` on PATH, else one built before from trec_eval's repository in the cache
     directory, else one built now: a shallow clone of https://github.com/usnistgov/trec_eval
@@ -45,7 +45,8 @@ import numpy as np
 
 TARGET = 0.5
 RPDI_MEASURES = ["P@10", "AP", "RR", "nDCG@10", "nDCG"]
-TREC_MEASURES = ["P_10", "map", "recip_rank", "ndcg_cut_10", "ndcg"]
+TREC_MEASURES = ["P_10", "map", "recip_rank", "ndcg_cut_10", "ndcg"]  # pytrec_eval's names
+TREC_EVAL_ARGS = ["-m", "P.10", "-m", "map", "-m", "recip_rank", "-m", "ndcg_cut.10", "-m", "ndcg"]  # the same
 
 
 def generate(directory: str, runs: int, topics: int, depth: int, judged: int, seed: int):
@@ -183,7 +184,7 @@ def trec_eval_binary(given: str | None) -> tuple[str | None, str]:
 
 
 def trec_eval_command(binary: str, qrels: str, run: str) -> list[str]:
-    return [binary] + [x for m in TREC_MEASURES for x in ("-m", m)] + [qrels, run]
+    return [binary, *TREC_EVAL_ARGS, qrels, run]
 
 
 def time_trec_eval(binary: str, qrels: str, runs: list[str]) -> tuple[float, float]:
@@ -198,11 +199,17 @@ def check_trec_eval(binary: str, qrels: str, runs: list[str]) -> list[str]:
     exe = os.path.join(os.path.dirname(sys.executable), "rpdi")
     problems = []
     for run in runs:
-        theirs = subprocess.run(trec_eval_command(binary, qrels, run), check=True, stdout=subprocess.PIPE).stdout
-        ours = subprocess.run([exe, "eval", qrels, run, "--format", "trec"] +
-                              [x for m in TREC_MEASURES for x in ("-m", m)], check=True, stdout=subprocess.PIPE).stdout
-        if ours != theirs:
-            problems.append(f"{os.path.basename(run)}: rpdi --format trec differs from trec_eval")
+        theirs = subprocess.run(trec_eval_command(binary, qrels, run), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if theirs.returncode or not theirs.stdout:
+            reason = (theirs.stderr.decode(errors="replace").strip().splitlines() or [f"status {theirs.returncode}"])[0]
+            return [f"trec_eval failed on {os.path.basename(run)}: {reason}"]
+        ours = subprocess.run([exe, "eval", qrels, run, "--format", "trec", *TREC_EVAL_ARGS], check=True,
+                              stdout=subprocess.PIPE).stdout
+        if ours != theirs.stdout:
+            pairs = zip(ours.decode().splitlines() + [""], theirs.stdout.decode().splitlines() + [""])
+            mine, other = next((a, b) for a, b in pairs if a != b)
+            problems.append(f"{os.path.basename(run)}: rpdi --format trec prints {mine!r} where trec_eval "
+                            f"prints {other!r}")
     return problems
 
 
