@@ -63,12 +63,12 @@ def encode(values):
             return values
         values = values.dictionary.take(values.indices)  # other index or value types: encoded anew
     if isinstance(values, pa.Array):
-        return values.cast(pa.string()).dictionary_encode()
+        return call_function("dictionary_encode", values.cast(pa.string()))
     try:
         array = pa.array(values, type=pa.string())
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         array = pa.array(np.asarray(values).astype(str), type=pa.string())
-    return array.dictionary_encode()
+    return call_function("dictionary_encode", array)
 
 
 @dataclass(frozen=True)
@@ -375,22 +375,20 @@ def _parse_single_spaced(data: bytes, layout: Layout, threads: bool, plain: tupl
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    # text read straight into dictionary arrays: Array.dictionary_encode would import
-    # pyarrow.compute, a tenth of a second of every start-up. Without threads, the file is one
-    # block: the blocks' dictionaries would have to be unified, which costs more than parsing.
-    types = {name: pa.string() if name in plain else pa.dictionary(pa.int32(), pa.string()) for name in layout.text}
+    # text read as strings and dictionary-encoded after (a dictionary column of the CSV reader
+    # costs more), except the columns kept ``plain``
+    types = {name: pa.string() for name in layout.text}
     types.update({name: pa.float64() for name in layout.numbers})
-    read_options = pcsv.ReadOptions(column_names=list(layout.fields), use_threads=threads)
-    if not threads:
-        read_options.block_size = min(len(data) + 1, 2 ** 31 - 1)
     table = pcsv.read_csv(
         io.BytesIO(data),
-        read_options=read_options,
+        read_options=pcsv.ReadOptions(column_names=list(layout.fields), use_threads=threads),
         parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False),
         convert_options=pcsv.ConvertOptions(include_columns=list(layout.text + layout.numbers),
                                             column_types=types, strings_can_be_null=False),
     )
-    columns = {name: table.column(name).combine_chunks() for name in layout.text}  # one chunk each
+    columns = {name: table.column(name).combine_chunks() for name in layout.text}
+    columns.update({name: call_function("dictionary_encode", columns[name])
+                    for name in layout.text if name not in plain})
     columns.update({name: to_numpy(table.column(name)).astype(np.float64, copy=False) for name in layout.numbers})
     return columns
 
