@@ -24,13 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rpdi.choices import CONVENTIONS
 from rpdi.metrics.rankings import Rankings
 from rpdi.metrics.trec import InputError
 from rpdi.metrics.view import View
 from rpdi.usermodels.base import At, BrowsingModel
 
 AGGREGATIONS = ("rate", "mean_rate", "total", "depth", "cost")
-CONVENTIONS = ("unknown", "nonrelevant", "stop")
 
 
 @dataclass
