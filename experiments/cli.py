@@ -13,6 +13,8 @@ import os
 import sys
 import warnings
 
+from rpdi.choices import (AVERAGES, COMPAT, CONVENTIONS, CORRECTIONS, ENGINES, FORMATS, INTERVALS, TESTS, TOPICS,
+                          UNDEFINED)
 from rpdi.experiments.formats import EVAL_FIELDS, SIMULATE_FIELDS, align, to_csv
 
 
@@ -37,7 +39,7 @@ def _collection_arguments() -> argparse.ArgumentParser:
                         "(P_10, map, ndcg_cut.10,20, all_trec); repeatable. rpdi simulate also takes "
                         + PLUGIN_HELP)
     p.add_argument("-q", "--per-topic", action="store_true", help="also report every topic (trec_eval -q)")
-    p.add_argument("--topics", choices=["qrels", "intersection"], default=None,
+    p.add_argument("--topics", choices=TOPICS, default=None,
                    help="mean over all qrels topics (trec_eval -c; the default, except with --format trec) "
                         "or over those each run retrieved for (plain trec_eval)")
     p.add_argument("--doc-lengths", metavar="FILE",
@@ -55,12 +57,12 @@ def _digits_argument(p) -> None:
 def _eval_parser(sub, common) -> None:
     p = sub.add_parser("eval", parents=[common], help="evaluate runs with closed-form measures",
                        description="Evaluate TREC runs against qrels with closed-form measures.")
-    p.add_argument("--format", choices=["table", "csv", "json", "trec"], default="table")
-    p.add_argument("--undefined", choices=["zero", "null"], default="zero",
+    p.add_argument("--format", choices=FORMATS + ("trec",), default="table")
+    p.add_argument("--undefined", choices=UNDEFINED, default="zero",
                    help="report undefined values (R = 0) as 0 (trec_eval, default) or null")
-    p.add_argument("--average", choices=["macro", "micro"], default="macro",
+    p.add_argument("--average", choices=AVERAGES, default="macro",
                    help="mean of per-topic values (default) or pooled ratio (P, R, SetP, SetR, Fallout)")
-    p.add_argument("--compat", choices=["trec_eval", "pytrec_eval"], default="trec_eval",
+    p.add_argument("--compat", choices=COMPAT, default="trec_eval",
                    help="trec_eval 10.0's numbers (default), or pytrec_eval's: trec_eval 9.x's "
                         "interpolation rule and scores stored as float32")
     p.add_argument("-c", dest="all_topics", action="store_true",
@@ -90,12 +92,12 @@ def _simulate_parser(sub, common) -> None:
     p.add_argument("--seed", type=int, default=0, help="root of the random streams (>= 0)")
     p.add_argument("--force", action="store_true",
                    help="simulate even when the estimated work exceeds the limit (see README)")
-    p.add_argument("--engine", choices=["vector", "agent"], default="vector")
-    p.add_argument("--convention", choices=["unknown", "nonrelevant", "stop"], default="unknown",
+    p.add_argument("--engine", choices=ENGINES, default="vector")
+    p.add_argument("--convention", choices=CONVENTIONS, default="unknown",
                    help="what a user meets beyond the ranking (default: unknown, valued as non-relevant)")
     p.add_argument("--alpha", type=float, default=0.01,
                    help="family-wise error rate of the verdict (exit 0 agree, 1 disagree, 2 bad input)")
-    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.add_argument("--format", choices=FORMATS, default="table")
     p.set_defaults(handler=_cmd_simulate)
 
 
@@ -106,14 +108,14 @@ def _compare_parser(sub, common) -> None:
                                    "size; optionally the discriminative power of the measures and what "
                                    "their users experience.")
     p.add_argument("--baseline", help="compare every other run against this one (a run name)")
-    p.add_argument("--test", choices=["t", "wilcoxon", "randomization", "bootstrap"], default="randomization",
+    p.add_argument("--test", choices=TESTS, default="randomization",
                    help="paired test (default: randomization, Fisher's sign flips)")
-    p.add_argument("--correction", choices=["holm", "bonferroni", "tukey", "none"], default="holm",
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
                    help="multiple comparisons over each measure's pairs (tukey: randomised Tukey HSD)")
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--resamples", "--permutations", type=int, default=10_000, dest="resamples",
                    help="sign flips / bootstrap resamples / Tukey permutations (default 10000)")
-    p.add_argument("--interval", choices=["t", "percentile", "bca"], default=None,
+    p.add_argument("--interval", choices=INTERVALS, default=None,
                    help="interval of the difference (default: t for the t-test, else bootstrap BCa)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--discriminative-power", action="store_true",
@@ -123,10 +125,10 @@ def _compare_parser(sub, common) -> None:
                         "ranking where the exact outcome distribution is not finite")
     p.add_argument("--force", action="store_true",
                    help="simulate even when the estimated work exceeds the limit (see rpdi simulate --force)")
-    p.add_argument("--convention", choices=["unknown", "nonrelevant", "stop"], default="unknown",
+    p.add_argument("--convention", choices=CONVENTIONS, default="unknown",
                    help="what a user meets beyond the ranking (for --users)")
     p.add_argument("--plots", metavar="DIR", help="write forest.png (and asl.png) into DIR")
-    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.add_argument("--format", choices=FORMATS, default="table")
     p.set_defaults(handler=_cmd_compare)
 
 
@@ -175,7 +177,7 @@ def _fit_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the train/test split and of simulated users")
     p.add_argument("--no-stderr", action="store_true", help="skip the standard errors (faster)")
     p.add_argument("--plot", help="write the perplexity / CTR / last-click figure here (.png or .svg)")
-    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.add_argument("--format", choices=FORMATS, default="table")
     p.set_defaults(handler=_cmd_fit)
 
 

@@ -12,12 +12,12 @@ from typing import Iterable
 
 import numpy as np
 
+from rpdi.choices import CORRECTIONS, INTERVALS, TESTS
 from rpdi.metrics.evaluate import compute, load_qrels, load_runs
 from rpdi.metrics.measures import Measure, parse_measure
 from rpdi.metrics.rankings import build_rankings
-from rpdi.metrics.significance import (CORRECTIONS, FIELDS, INTERVALS, TESTS, bootstrap_interval,
-                                       compare_scores, discriminative_power, keyed_rng, pairs_of,
-                                       t_interval)
+from rpdi.metrics.significance import (FIELDS, bootstrap_interval, compare_scores, discriminative_power,
+                                       keyed_rng, pairs_of, t_interval)
 from rpdi.metrics.trec import InputError
 from rpdi.metrics.view import View
 from rpdi.usermodels import MODELS, model_for

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from rpdi.choices import CORRECTIONS, INTERVALS, TESTS
 from rpdi.metrics.trec import InputError
 from rpdi.simulate.settings import Settings, validation_message
 from rpdi.usermodels.plugin import is_plugin
@@ -91,11 +92,11 @@ class Compare(_Strict):
     """``[compare]``: paired tests between the runs on every measure (closed-form per-topic values),
     and the measures' discriminative power (Sakai 2006)."""
 
-    test: Literal["t", "wilcoxon", "randomization", "bootstrap"] = "randomization"
-    correction: Literal["holm", "bonferroni", "tukey", "none"] = "holm"
+    test: Literal[TESTS] = "randomization"
+    correction: Literal[CORRECTIONS] = "holm"
     alpha: float = Field(0.05, gt=0, lt=1)
     resamples: int = Field(10_000, ge=1, description="sign flips / bootstrap resamples / Tukey permutations")
-    interval: Literal["t", "percentile", "bca"] | None = None
+    interval: Literal[INTERVALS] | None = None
     baseline: str | None = Field(None, description="a run name; default: all pairs")
     discriminative_power: bool = Field(True, description="ASLs over all run pairs, and their curves")
     users: int | None = Field(None, ge=0, description="add P(a user of B fares better than one of A); "

@@ -60,8 +60,6 @@ def run_experiment(config: str = "validate_core", out: str | None = None, worker
                     "task_seconds": {_task_label(r): r["seconds"] for r in results}}
         by_id = {t["id"]: t for t in tasks}
         cells = [c | {"task": res["id"]} for res in results for c in res.get("cells", [])]
-        readings = {c["run"]: c for c in cells if c["kind"] == "reading"}  # every task of a run reads it
-        cells = [c for c in cells if c["kind"] != "reading"] + list(readings.values())
         verdict = check.verdict(cells, cfg.experiment.alpha, lambda c: confirm_cell(by_id[c["task"]], c))
         report = write_report(out, cfg, path, measures, results, manifest, verdict)
     summary = Summary(f"{reused} of {len(tasks)} tasks reused from {os.path.join(out, 'tasks')}, "

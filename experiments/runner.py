@@ -77,7 +77,8 @@ def fingerprint(source: dict, measures: list[str]) -> dict[str, dict]:
 def plan(config: Config) -> list[dict]:
     """The tasks of a config, one per (measure, run), in a fixed order; then, with
     ``agent_check``, one per (measure, run) of its subset on the agent engine. A task's id hashes
-    all its result depends on (:func:`fingerprint`), so a changed input is computed anew."""
+    all its result depends on (:func:`fingerprint`), so a changed input is computed anew. The
+    task of each run's first measure also checks that run's reading (``simulate.check.reading_cells``)."""
     source = data_source(config)
     if "synthetic" in source:
         runs = [r.name for r in load_data(source)[1]]
@@ -100,6 +101,8 @@ def plan(config: Config) -> list[dict]:
         spec = {"data": source, "settings": task_settings, "measure": measure, "run": run}
         if role != "main":
             spec["role"] = role
+        elif measure == measures[0]:  # a run's reading is checked once, with its first measure
+            spec["reading"] = True
         key = json.dumps({**spec, "inputs": inputs[measure]}, sort_keys=True).encode()
         spec["id"] = hashlib.sha256(key).hexdigest()[:20]
         spec["force"] = config.experiment.force
@@ -136,7 +139,7 @@ def _compute(spec: dict) -> dict:
         force=spec["force"])
     for r in records:
         r["engine"] = s["engine"]
-    if spec.get("role", "main") == "main":
+    if spec.get("reading"):
         cells += reading_cells(qrels, [run], rankings)
     present = rankings.present[0]
     stop = ex.stop[0][present].mean(axis=0)[:100] if present.any() else np.zeros(0)

@@ -7,6 +7,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from rpdi.choices import AVERAGES, COMPAT, UNDEFINED
 from rpdi.metrics.measures import (Measure, TrecFamily, TrecLine, parse_measure, trec_eval_selection,
                                    trec_lines)
 from rpdi.metrics.rankings import Rankings, build_rankings, truncate
@@ -55,9 +56,6 @@ def compute(rankings: Rankings, measures: Sequence[Measure], compat: str = "trec
             views[key] = View(integer_rankings if integer else rankings, m.depth, compat)
         scores.append(m.compute(views[key]))
     return scores
-
-
-COMPAT = ("trec_eval", "pytrec_eval")
 
 
 def expand(names: Iterable[str | Measure], level: float = 1, docs: float = 0.0) -> list[Measure]:
@@ -116,10 +114,10 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
     [{'run': 'sys', 'topic': 'all', 'measure': 'P@2', 'value': 0.5, 'residual': None}, \
 {'run': 'sys', 'topic': 'all', 'measure': 'recip_rank', 'value': 1.0, 'residual': None}]
     """
-    if undefined not in ("zero", "null"):
-        raise InputError(f"undefined: expected 'zero' or 'null', not {undefined!r}")
-    if average not in ("macro", "micro"):
-        raise InputError(f"average: expected 'macro' or 'micro', not {average!r}")
+    if undefined not in UNDEFINED:
+        raise InputError(f"undefined: expected one of {', '.join(UNDEFINED)}, not {undefined!r}")
+    if average not in AVERAGES:
+        raise InputError(f"average: expected one of {', '.join(AVERAGES)}, not {average!r}")
     parsed = expand(measures, relevance_level)
     if not parsed:
         raise InputError("no measure given")

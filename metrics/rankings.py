@@ -17,9 +17,8 @@ from typing import Sequence
 
 import numpy as np
 
+from rpdi.choices import TOPICS
 from rpdi.metrics.trec import InputError, Qrels, Run, to_numpy
-
-TOPICS = ("qrels", "intersection")  # which topics a run's mean is over (see build_rankings)
 
 
 @dataclass(frozen=True)

@@ -39,9 +39,8 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
-TESTS = ("t", "wilcoxon", "randomization", "bootstrap")
-CORRECTIONS = ("holm", "bonferroni", "tukey", "none")
-INTERVALS = ("t", "percentile", "bca")
+from rpdi.choices import CORRECTIONS, TESTS
+
 FIELDS = ("run_a", "run_b", "measure", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "statistic",
           "p", "p_adjusted", "significant", "effect_size", "topics")
 _CELLS = 1 << 22  # pairs x resamples handled per chunk (32 MB of float64)

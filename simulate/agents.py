@@ -33,12 +33,12 @@ class _Transitions:
         if t is None:
             s = np.array([state])
             branches = self.model.step(s, self.ranking.at(i))
+            one = lambda x, kind: kind(np.asarray(x).item())  # noqa: E731  (a scalar or one state's)
             cums, c = [], None
             for b in branches[:-1]:
-                p = float(np.broadcast_to(np.asarray(b.prob, dtype=float), (1,))[0])
+                p = one(b.prob, float)
                 c = p if c is None else c + p
                 cums.append(c)
-            one = lambda x, kind: kind(np.broadcast_to(np.asarray(x), (1,))[0])  # noqa: E731
             end = self.ranking.ends_at(i)
             t = self.steps[key] = (
                 tuple(cums),

@@ -15,9 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from rpdi.metrics.rankings import TOPICS
+from rpdi.choices import CONVENTIONS, ENGINES, TOPICS
 from rpdi.metrics.trec import InputError
-from rpdi.usermodels.exact import CONVENTIONS
 
 
 class Settings(BaseModel):
@@ -27,7 +26,7 @@ class Settings(BaseModel):
 
     seed: int = Field(0, ge=0, description="root of every random stream (numpy SeedSequence: >= 0)")
     users: int = Field(10_000, ge=0, description="simulated users per (run, topic, measure)")
-    engine: Literal["vector", "agent"] = "vector"
+    engine: Literal[ENGINES] = "vector"
     target_stderr: float | None = Field(None, gt=0, allow_inf_nan=False,
                                         description="simulate until the standard error is this small")
     max_users: int = Field(10_000_000, ge=1, description="cap on users per ranking with target_stderr")

@@ -18,6 +18,8 @@ What is checked:
 from __future__ import annotations
 
 import csv
+import dataclasses
+import json
 import os
 import re
 import shutil
@@ -27,6 +29,7 @@ import numpy as np
 import pytest
 
 import rpdi.experiments.runner as runner
+import rpdi.metrics.rankings
 from rpdi.experiments.cli import main
 from rpdi.experiments.config import load_config
 from rpdi.experiments.run import run_experiment
@@ -188,6 +191,32 @@ def test_interrupted_run_resumes_to_identical_results(small, tmp_path, monkeypat
 
     run_experiment(config, out=out, fresh=True)  # --fresh starts over
     assert calls == [t["id"] for t in tasks] and read(os.path.join(out, "results.csv")) == expected
+
+
+def test_each_runs_reading_is_checked_once_and_can_fail(small, monkeypatch):
+    """The exact check that a run's rankings are trec_eval's order is made once per run, by the
+    task of its first measure, and fails on a planted reading bug (the top two swapped)."""
+    config, _ = small
+    verdict = json.loads(read(os.path.join(os.path.dirname(config), "one", "verdict.json")))
+    assert verdict["counts"]["reading"] == 3  # one per run
+    tasks = [t for t in runner.plan(load_config(config)[0]) if t.get("reading")]
+    assert [(t["measure"], t["run"]) for t in tasks] == [("RBP(p=0.5)", r) for r in ("sys01", "sys02", "sys03")]
+
+    def readings():
+        return [c for c in runner.run_task(tasks[0])["cells"] if c["kind"] == "reading"]
+
+    assert [c["ok"] for c in readings()] == [True]
+    build = rpdi.metrics.rankings.build_rankings
+
+    def swapped(*args, **kwargs):
+        rankings = build(*args, **kwargs)
+        grade = rankings.grade.copy()
+        grade[..., [0, 1]] = grade[..., [1, 0]]
+        return dataclasses.replace(rankings, grade=grade)
+
+    monkeypatch.setattr(rpdi.metrics.rankings, "build_rankings", swapped)
+    [cell] = readings()
+    assert not cell["ok"] and cell["wrong_topics"] > 0, cell
 
 
 def test_another_seed_changes_the_simulation_only(small, tmp_path):

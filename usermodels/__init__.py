@@ -4,6 +4,7 @@
 ``rpdi eval`` takes); ``exact(model, rankings)`` its exact expectations.
 """
 
+from rpdi.choices import CONVENTIONS
 from rpdi.metrics.measures import Measure, parse_measure
 from rpdi.metrics.trec import InputError
 from rpdi.usermodels.ap import RobertsonAP
@@ -11,7 +12,7 @@ from rpdi.usermodels.base import At, Branch, BrowsingModel, geometric
 from rpdi.usermodels.cautious_rr import CautiousRR
 from rpdi.usermodels.cwl import INSQ, INST, NERR8, NERR9, NERR10, NERR11
 from rpdi.usermodels.err import ERR
-from rpdi.usermodels.exact import AGGREGATIONS, CONVENTIONS, Expectations, exact
+from rpdi.usermodels.exact import AGGREGATIONS, Expectations, exact
 from rpdi.usermodels.hit import HIT, Success
 from rpdi.usermodels.logdiscount import DCG, NDCG, SDCG
 from rpdi.usermodels.plugin import is_plugin, load_plugin

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rpdi.choices import CONVENTIONS
 from rpdi.metrics.rankings import Rankings
 from rpdi.metrics.trec import InputError
 from rpdi.metrics.view import View
 from rpdi.usermodels.base import At, BrowsingModel
 
 AGGREGATIONS = ("rate", "mean_rate", "total", "depth", "cost")
-CONVENTIONS = ("unknown", "nonrelevant", "stop")
 
 
 @dataclass
@@ -67,7 +67,8 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
     """Exact expectations of ``model`` on every ranking (``horizon`` defaults to the model's).
 
     The value (unjudged documents and the tail at their minimum) and the upper end of the
-    interval are propagated together, stacked along the run axis.
+    interval are propagated together, stacked along the run axis; once only where they are the
+    same (every retrieved document judged, and the tail not valued as unknown).
     """
     horizon = model.horizon if horizon is None else horizon
     if convention not in CONVENTIONS:
@@ -82,12 +83,13 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
     upper_g = np.where(unknown, tail_max, lower_g)
     tail = np.concatenate([np.zeros_like(tail_max), tail_max if convention == "unknown" else np.zeros_like(tail_max)])
     start = model.initial(view)
-    words = None if view.words is None else np.concatenate([view.words, view.words])
-    both = _propagate(model, np.concatenate([start, start]), model.state_values(view),
-                      np.concatenate([lower_g, upper_g]), tail, np.concatenate([view.length, view.length]),
-                      convention, horizon, tol, words)
+    copies = 1 if convention != "unknown" and not unknown.any() else 2  # the upper end differs?
+    words = None if view.words is None else np.concatenate([view.words] * copies)
+    both = _propagate(model, np.concatenate([start] * copies), model.state_values(view),
+                      np.concatenate([lower_g, upper_g][:copies]), tail[:copies * S],
+                      np.concatenate([view.length] * copies), convention, horizon, tol, words)
     lower = {k: v[:S] for k, v in both.values.items()}
-    upper = {k: v[S:] for k, v in both.values.items()}
+    upper = {k: v[-S:] for k, v in both.values.items()}
     variance = {k: v[:S] for k, v in both.variance.items()}
     ideal = None
     if model.normalised:
