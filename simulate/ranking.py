@@ -79,22 +79,35 @@ def blocks(task: np.random.SeedSequence, users: int):
         yield min(BLOCK, users - first), block_rng(task, block)
 
 
-def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray) -> tuple:
-    """Pick each user's branch by one uniform draw u: (gain, continue, next state, time).
+def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray, rows: np.ndarray | None = None) -> tuple:
+    """Pick each user's branch by one uniform draw u: (gain, continue, next state, time, pick).
 
-    User j takes the first branch b with u < prob_1 + ... + prob_b (the last one if none), the
-    cumulative sums taken in branch order. ``cont`` is a fresh bool array of u's shape; ``gain``
-    and ``time`` are float arrays, or plain floats when every branch has the same scalar value;
-    ``state`` is returned as given when no branch moves it.
+    Branch values are scalars or arrays with one entry per *row*: user j meets row rows[j]
+    (``rows`` None: row j, one row per user), so branches worked out once per ranking serve all
+    its users. User j takes the first branch b with u_j < prob_1 + ... + prob_b (the last one if
+    none), the cumulative sums taken in branch order. ``cont`` is a fresh bool array of u's
+    shape; ``gain`` and ``time`` are float arrays, or plain floats when every branch has the same
+    scalar value; ``state`` (one per user) is returned as given when no branch moves it.
+    ``pick(values)`` gives each user the value of the branch it took, from one value (scalar or
+    per row) per branch.
     """
     shape = u.shape
+
+    def users(x):
+        """A branch value (scalar or per row) per user; scalars stay scalars."""
+        if rows is None or type(x) in (bool, int, float) or np.ndim(x) == 0:
+            return x
+        x = np.asarray(x)
+        return x[rows] if x.shape[-1] != 1 else np.broadcast_to(x.reshape(-1)[0], shape)
+
     if len(branches) == 1:  # a deterministic step: nothing to draw
         only = branches[0]
-        nxt = state if only.state is None else np.broadcast_to(only.state, shape)
-        return _value(only.gain), _fresh_bool(only.cont, shape), nxt, _value(only.time)
-    first_prob = _float(branches[0].prob)
+        nxt = state if only.state is None else np.broadcast_to(users(only.state), shape)
+        return (_value(users(only.gain)), _fresh_bool(users(only.cont), shape), nxt, _value(users(only.time)),
+                lambda xs: users(xs[0]))
     if len(branches) == 2:  # most models: one comparison u >= prob_1 picks the second branch
         first, second = branches
+        first_prob = _float(users(first.prob))
         if first.cont is True and second.cont is False:  # read on or stop (geometric)
             cont = u < first_prob  # the draw itself says who reads on
             alike = (first.state is None and second.state is None and _same(first.gain, second.gain)
@@ -103,28 +116,45 @@ def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray) -> tuple:
         else:
             took_second = u >= first_prob
             cont = (took_second.copy() if first.cont is False and second.cont is True
-                    else _fresh_bool(np.where(took_second, second.cont, first.cont), shape))
+                    else _fresh_bool(np.where(took_second, users(second.cont), users(first.cont)), shape))
         if first.state is None and second.state is None:
             nxt = state
         else:
-            nxt = np.broadcast_to(np.where(took_second, state if second.state is None else second.state,
-                                           state if first.state is None else first.state), shape)
-        return (_pick2(took_second, first.gain, second.gain), cont, nxt,
-                _pick2(took_second, first.time, second.time))
+            nxt = np.broadcast_to(np.where(took_second, state if second.state is None else users(second.state),
+                                           state if first.state is None else users(first.state)), shape)
+
+        def pick2(xs):
+            if _same(xs[0], xs[1]):
+                return _value(users(xs[0]))
+            return np.where(~cont if took_second is None else took_second, users(xs[1]), users(xs[0])).astype(
+                float, copy=False)
+
+        return pick2([first.gain, second.gain]), cont, nxt, pick2([first.time, second.time]), pick2
     # the general case: the index of the branch taken counts the cumulative sums u has passed
     # (the last sum is never needed: past the others the last branch is taken)
-    cumulative = first_prob
-    index = (u >= cumulative).astype(np.intp)
+    cumulative = _float(branches[0].prob)
+    index = (u >= users(cumulative)).astype(np.intp)
     for b in branches[1:-1]:
         cumulative = cumulative + _float(b.prob)
-        index += u >= cumulative
-    pick = lambda xs: np.choose(index, [np.broadcast_to(np.asarray(x), shape) for x in xs])  # noqa: E731
-    gain = pick([b.gain for b in branches]).astype(float)
-    cont = pick([b.cont for b in branches]).astype(bool)
-    time = pick([b.time for b in branches]).astype(float)
+        index += u >= users(cumulative)
+
+    def pick(xs, kind=float):
+        """Each user's value of the branch taken, from a (row, branch) table of the values."""
+        if all(_same(xs[0], x) for x in xs[1:]):
+            return kind(xs[0]) if type(xs[0]) in (bool, int, float, np.float64) else users(np.asarray(xs[0], kind))
+        table = np.stack(np.broadcast_arrays(*(np.asarray(x) for x in xs)), axis=-1)
+        if table.ndim == 1:
+            return table[index].astype(kind)
+        at = (np.arange(shape[0]) if rows is None else rows) * len(xs) + index
+        return table.reshape(-1)[at].astype(kind)
+
+    gain = pick([b.gain for b in branches])
+    cont = _fresh_bool(pick([b.cont for b in branches], bool), shape)
+    time = pick([b.time for b in branches])
     if all(b.state is None for b in branches):
-        return gain, cont, state, time
-    return gain, cont, pick([state if b.state is None else b.state for b in branches]), time
+        return gain, cont, state, time, pick
+    choices = [np.broadcast_to(state if b.state is None else users(b.state), shape) for b in branches]
+    return gain, cont, np.choose(index, choices), time, pick
 
 
 def _fresh_bool(x, shape):

@@ -1,16 +1,30 @@
-"""The vectorised lockstep engine: all users of a ranking advance rank by rank as numpy arrays.
+"""The vectorised lockstep engine: all users advance rank by rank as numpy arrays.
 
 Each user draws its start state, then one uniform number per decision; users who stop drop out.
 It samples the model's decisions, never the stopping distribution the exact evaluator derives,
 so agreement between the two is evidence.
+
+Many rankings ("lanes": a ranking, its number of users and its own generator) are simulated in
+one pass: the users of every lane are one array, the lanes' gains one table, and each step is a
+handful of numpy operations over all of them, whatever the number of rankings. Every lane still
+draws from its own generator, in the order it would alone: its start states first (the model's
+draw), then, rank by rank, one uniform per user still reading, in user order (and one more per
+user for a time budget). A generator's uniforms are one sequence however they are requested
+(``rng.random(a)`` then ``rng.random(b)`` is ``rng.random(a + b)``), so each lane's numbers are
+drawn ahead in chunks into a buffer and handed out in that order: a lane's sessions are the
+same, bit for bit, whether it is simulated alone (:func:`sessions`) or with others (:func:`batch`).
 """
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from rpdi.simulate.ranking import Ranking, choose
-from rpdi.usermodels.base import BrowsingModel
+from rpdi.usermodels.base import At, BrowsingModel
+
+GROUP = 1 << 18  # users simulated together at most (lanes are whole): arrays that stay in cache
 
 
 def sessions(model: BrowsingModel, ranking: Ranking, users: int, rng: np.random.Generator):
@@ -18,57 +32,177 @@ def sessions(model: BrowsingModel, ranking: Ranking, users: int, rng: np.random.
     and the time spent (the branches' times). A model with a time budget is honoured by its
     memoryless rule: a continuing user survives a document of time t with probability
     exp(-t ln 2 / halflife), one more uniform draw."""
-    state = ranking.draw_start(model, rng, users)
-    # Fast path 1: while every user is still in the one start state (no branch has moved anyone
-    # yet), the model is shown a slice of one shared read-only array of that state instead of a
-    # fresh gather state[alive] at every rank; it ends when a branch returns new states.
-    single_start = len(ranking.start) == 1 and type(model).draw_start is BrowsingModel.draw_start
-    shared_start = np.full(users, state[0]) if single_start and users else None
-    G = np.zeros(users)
-    N = np.zeros(users)
-    spent = np.zeros(users)
-    # Fast path 2: while every branch time is a plain number, all users who reach depth d have
-    # spent the same time, so one list elapsed_at_depth[d] (the same additions, in the same
-    # order) replaces a per-user update; at the first per-user time it is expanded into ``spent``.
-    elapsed_at_depth = [0.0]
-    alive = np.arange(users)
-    if ranking.convention == "stop" and ranking.length == 0:
-        alive = alive[:0]
+    return batch(model, [(ranking, users, rng)])[0]
 
-    def alive_states():
-        return state[alive] if shared_start is None else shared_start[:alive.size]
+
+def batch(model: BrowsingModel, lanes) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """:func:`sessions` of each lane ``(ranking, users, rng)``, in order; the lanes are simulated
+    together, in groups of at most GROUP users (each lane's results do not depend on its group)."""
+    out, group, size = [], [], 0
+    for lane in lanes:
+        if group and size + lane[1] > GROUP:
+            out += _lockstep(model, group)
+            group, size = [], 0
+        group.append(lane)
+        size += lane[1]
+    if group:
+        out += _lockstep(model, group)
+    return out
+
+
+class _Streams:
+    """Each lane's uniforms, drawn ahead from its own generator into one flat buffer (lane r owns
+    2 n_r + 16 places, n_r its users) and handed out in the order drawn."""
+
+    def __init__(self, rngs: list, sizes: np.ndarray):
+        self.rngs = rngs
+        self.cap = 2 * sizes + 16
+        self.start = np.concatenate([[0], np.cumsum(self.cap)[:-1]]).astype(np.intp)
+        self.pos = self.cap.copy()  # next unread place of each lane, relative to its start: empty
+        self.buf = np.empty(int(self.cap.sum()))
+
+    def take(self, live: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """The next counts[r] uniforms of every lane r in ``live``, lane after lane."""
+        for r in live[self.pos[live] + counts > self.cap[live]]:  # refill: keep the unread, draw on
+            a, p, c = self.start[r], self.pos[r], self.cap[r]
+            self.buf[a:a + c - p] = self.buf[a + p:a + c]
+            self.buf[a + c - p:a + c] = self.rngs[r].random(p)
+            self.pos[r] = 0
+        begin = (self.start[live] + self.pos[live]).tolist()
+        self.pos[live] += counts
+        buf = self.buf
+        return np.concatenate([buf[b:b + n] for b, n in zip(begin, counts.tolist())])
+
+
+class _LazyAt(At):
+    """At whose fields are computed on first use (``fields[name]()``): a model reads only some."""
+
+    def __init__(self, rank: int, fields: dict):
+        self.rank, self._fields = rank, fields
+
+    gain = cached_property(lambda self: self._fields["gain"]())
+    seen = cached_property(lambda self: self._fields["seen"]())
+    best = cached_property(lambda self: self._fields["best"]())
+    words = cached_property(lambda self: self._fields["words"]())
+
+
+def _tables(rankings: list[Ranking]) -> dict:
+    """(lanes, W + 1) tables of what :meth:`Ranking.at` gives at ranks 1..W + 1 (W the longest
+    view): rank i of lane r is column min(i, W + 1) - 1, the last column every lane's zero-gain
+    tail (a lane's own tail starts past its view)."""
+    W = max(len(r.gains) for r in rankings)
+    table = {k: np.empty((len(rankings), W + 1)) for k in ("gain", "seen", "best", "words")}
+    for lane, r in enumerate(rankings):
+        w = len(r.gains)
+        table["gain"][lane, :w], table["gain"][lane, w:] = r.gains, 0.0
+        table["seen"][lane, :w], table["seen"][lane, w:] = r.seen, r.seen[-1] if w else 0.0
+        table["best"][lane, :w], table["best"][lane, w:] = r.best, max(r.best[-1], r.gains[-1]) if w else 0.0
+        table["words"][lane, :w], table["words"][lane, w:] = np.nan if r.words is None else r.words, np.nan
+    return table
+
+
+def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The lanes' sessions, every lane's users advancing together. The users still reading are
+    arrays grouped by lane (lane order, then user order within a lane, as :func:`sessions` alone
+    would keep them); ``counts`` says how many of each lane's are there."""
+    rankings = [r for r, _, _ in lanes]
+    sizes = np.array([n for _, n, _ in lanes], dtype=np.intp)
+    users = int(sizes.sum())
+    state = np.concatenate([r.draw_start(model, rng, n) for r, n, rng in lanes])
+    streams = _Streams([rng for _, _, rng in lanes], sizes)
+    table = _tables(rankings)
+    W1 = table["gain"].shape[1]
+    length = np.array([r.length for r in rankings])
+    convention, horizon = rankings[0].convention, rankings[0].horizon
+    G_out, N_out, spent_out = np.zeros(users), np.zeros(users), np.zeros(users)
+
+    counts = sizes.copy()
+    if convention == "stop":  # an empty ranking: its users read nothing
+        counts[length == 0] = 0
+    uid = np.arange(users) if (counts == sizes).all() else np.flatnonzero(np.repeat(counts > 0, sizes))
+    # While every user is in one and the same state and no branch has moved anyone, the model
+    # steps once per lane (its branches then repeated for the lane's users), not once per user.
+    constant = state[:1] if users and (state == state[0]).all() else None
+    state = state[uid]
+    G = np.zeros(uid.size)
+    # While every branch time is a plain number, all users who reach depth d have spent the same
+    # time, elapsed[d] (the same additions, in the same order as per user); from the first per-user
+    # time on (rank ``switched``), each user's time so far is carried in ``spent``.
+    elapsed, spent, switched = [0.0], None, None
+
+    def keep_only(keep: np.ndarray, live: np.ndarray, n: np.ndarray) -> None:
+        """Keep the users where ``keep`` is True (``n`` the live lanes' counts)."""
+        nonlocal uid, G, state, spent
+        first = np.cumsum(n) - n
+        counts[live] = np.add.reduceat(keep.view(np.uint8), first, dtype=np.intp)
+        rows = np.flatnonzero(keep)
+        uid, G = uid[rows], G[rows]
+        if constant is None:
+            state = state[rows]
+        if spent is not None:
+            spent = spent[rows]
+
+    def lanes_now():
+        """The live lanes, their counts, the repeater of per-lane values and the states the model
+        steps on (one per live lane while the state is constant, else one per user)."""
+        live = np.flatnonzero(counts)
+        n = counts[live]
+        return live, n, state if constant is None else np.broadcast_to(constant, live.shape)
 
     i = 0
-    while alive.size:
+    while uid.size:
         i += 1
-        at = ranking.at(i)
-        states = alive_states()
-        if i > ranking.length:  # a zero-gain tail: some users may never stop
-            absorbed = np.broadcast_to(np.asarray(model.absorbed(states, i), dtype=bool), alive.shape)
+        column = min(i, W1) - 1
+        live, n, here = lanes_now()
+        tail = length[live] < i
+        if tail.any():  # users past their list's end, in a zero-gain tail: some may never stop
+            gone = np.broadcast_to(np.asarray(model.absorbed(here, i), dtype=bool), here.shape)
+            absorbed = np.repeat(tail & gone, n) if constant is not None else np.repeat(tail, n) & gone
             if absorbed.any():
-                N[alive[absorbed]] = np.inf
-                alive = alive[~absorbed]
-                if not alive.size:
+                N_out[uid[absorbed]] = np.inf
+                G_out[uid[absorbed]] = G[absorbed]
+                keep_only(~absorbed, live, n)
+                if not uid.size:
                     break
-                states = alive_states()
-        gain, cont, nxt, time = choose(model.step(states, at), rng.random(alive.size), states)
-        if type(gain) is not float or gain != 0.0:  # a scalar zero gain adds nothing
-            G[alive] += gain
-        N[alive] = i
-        if elapsed_at_depth is not None and type(time) is float:
-            elapsed_at_depth.append(elapsed_at_depth[-1] + time)
+                live, n, here = lanes_now()
+        lane_fields = {k: (lambda k=k: table[k][live, column]) for k in table}
+        if constant is None:
+            rows, users_here = None, here
+            at = _LazyAt(i, {k: (lambda f=f: np.repeat(f(), n)) for k, f in lane_fields.items()})
         else:
-            if elapsed_at_depth is not None:  # from here on per user: each one's time so far
-                depth_before = np.where(np.isfinite(N), N - (N == i), 0).astype(np.intp)
-                spent = np.asarray(elapsed_at_depth)[depth_before]
-                elapsed_at_depth = None
-            spent[alive] += time
-        if nxt is not states:  # choose returns the states it was given when no branch moves them
-            shared_start = None
-            state[alive] = nxt
+            rows, users_here = np.repeat(np.arange(live.size), n), np.broadcast_to(constant, uid.shape)
+            at = _LazyAt(i, lane_fields)
+        branches = model.step(here, at)
+        gain, cont, nxt, time, pick = choose(branches, streams.take(live, n), users_here, rows)
+        if type(gain) is not float or gain != 0.0:  # a scalar zero gain adds nothing
+            G += gain
+        if spent is None and type(time) is float:
+            elapsed.append(elapsed[-1] + time)
+        else:
+            if spent is None:
+                spent, switched = np.full(uid.size, elapsed[-1]), i
+            spent += time
+        if nxt is not users_here:  # choose returns the states it was given when no branch moves them
+            state = np.array(nxt)
+            constant = None
         if model.halflife is not None:
-            cont &= rng.random(alive.size) < model.survival(time)
-        alive = alive[cont] if not ranking.ends_at(i) else alive[:0]
-    if elapsed_at_depth is not None:
-        spent = np.asarray(elapsed_at_depth)[np.where(np.isfinite(N), N, 0).astype(np.intp)]
-    return G, N, np.where(np.isfinite(N), spent, np.inf)
+            cont &= streams.take(live, n) < pick([model.survival(b.time) for b in branches])
+        if i >= horizon:
+            cont[:] = False
+        elif convention == "stop":
+            ends = i >= length[live]
+            if ends.any():
+                cont &= ~np.repeat(ends, n)
+        if not cont.all():
+            stop = np.flatnonzero(~cont)
+            N_out[uid[stop]] = i
+            G_out[uid[stop]] = G[stop]
+            if spent is not None:
+                spent_out[uid[stop]] = spent[stop]
+            keep_only(cont, live, n)
+    finite = np.isfinite(N_out)
+    early = finite if switched is None else finite & (N_out < switched)
+    spent_out[early] = np.asarray(elapsed)[N_out[early].astype(np.intp)]
+    spent_out[~finite] = np.inf
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    return [(G_out[a:b], N_out[a:b], spent_out[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
