@@ -99,3 +99,8 @@ def sessions(model: BrowsingModel, ranking: Ranking, users: int, rng: np.random.
             env.process(user(u, s, b))
     env.run()
     return G, N, time
+
+
+def batch(model: BrowsingModel, lanes) -> list:
+    """:func:`sessions` of each lane ``(ranking, users, rng)``, one after another."""
+    return [sessions(model, ranking, users, rng) for ranking, users, rng in lanes]

@@ -31,13 +31,14 @@ from rpdi.metrics.view import Score, View
 from rpdi.simulate import agents, vector
 from rpdi.simulate.estimators import Moments
 from rpdi.simulate.progress import progress_bar
-from rpdi.simulate.ranking import BLOCK, blocks, rankings_for, stream
+from rpdi.simulate.ranking import BLOCK, block_rng, rankings_for, stream
 from rpdi.simulate.settings import check_settings
 from rpdi.simulate.stats import bennett_p, holm, p_values
 from rpdi.simulate.work import check_work, steps
 from rpdi.usermodels import exact, model_for
 
 ENGINES = {"vector": vector.sessions, "agent": agents.sessions}
+BATCHES = {"vector": vector.batch, "agent": agents.batch}  # many rankings at once, the same sessions
 ZERO_VARIANCE = 1e-12  # a model's per-user variance below this (relative) counts as zero
 RELATIVE = 1e-9  # closed form vs exact: relative tolerance, plus ABSOLUTE (rounding of sums
 ABSOLUTE = 1e-12  # of many terms, and the exact evaluator stopping below 1e-15 of mass) near 0
@@ -130,14 +131,33 @@ def simulate_ranking(model, ranking, users: int, task: np.random.SeedSequence, e
     """Moments of simulated sessions on one ranking, in blocks of BLOCK users with their own
     streams: ``users`` sessions, or with ``target_stderr`` as many blocks as it takes (at most
     ``max_users``) for the model's aggregation to reach that standard error."""
-    moments = Moments()
-    for n, rng in blocks(task, max_users if target_stderr is not None else users):
-        moments.add(*ENGINES[engine](model, ranking, n, rng))
+    return simulate_rankings(model, [ranking], users, [task], engine, target_stderr, max_users)[0]
+
+
+def simulate_rankings(model, rankings: list, users: int, tasks: list, engine: str = "vector",
+                      target_stderr: float | None = None, max_users: int = 10_000_000) -> list[Moments]:
+    """:func:`simulate_ranking` of each ranking with its task, all at once: block b of every
+    ranking still simulating is one call of the engine's batch (the vector engine advances them
+    together), and each ranking's Moments are the same as simulated alone."""
+    moments = [Moments() for _ in rankings]
+    todo = list(range(len(rankings)))
+    total = max_users if target_stderr is not None else users
+    for block, first in enumerate(range(0, total, BLOCK)):
+        n = min(BLOCK, total - first)
+        lanes = [(rankings[k], n, block_rng(tasks[k], block)) for k in todo]
+        for k, sessions in zip(todo, BATCHES[engine](model, lanes)):
+            moments[k].add(*sessions)
         if target_stderr is not None:
-            se = moments.estimate(model.aggregation)[1]
-            if moments.users >= 2 * BLOCK and np.isfinite(se) and se <= target_stderr:
-                break
+            todo = [k for k in todo if not _precise(moments[k], model, target_stderr)]
+        if not todo:
+            break
     return moments
+
+
+def _precise(moments: Moments, model, target_stderr: float) -> bool:
+    """Whether a ranking's simulation has reached the target standard error (after two blocks)."""
+    se = moments.estimate(model.aggregation)[1]
+    return moments.users >= 2 * BLOCK and bool(np.isfinite(se)) and se <= target_stderr
 
 
 def mean_stats(mom: Moments, model, ex, s: int, t: int, ranking) -> dict:
@@ -257,6 +277,14 @@ def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic
         ex_closed = ex if convention != "stop" else exact(model, rankings, "nonrelevant")
         relation_note = "" if convention != "stop" else ", exact under convention nonrelevant"
         rows = rankings_for(model, View(rankings, model.k), convention)
+        simulated = {}
+        if sampling:  # every ranking of the measure at once (each on its own stream)
+            keys = [(s, t) for s in range(len(rankings.runs)) for t in np.flatnonzero(rankings.present[s])
+                    if np.isfinite(ex.value[s, t])]
+            tasks = [stream(seed, rankings.runs[s], str(rankings.topics[t]), m.text) for s, t in keys]
+            simulated = dict(zip(keys, simulate_rankings(model, [rows[k] for k in keys], users, tasks, engine,
+                                                         target_stderr, max_users)))
+            bar.update(len(keys))
         for s, run in enumerate(rankings.runs):
             topic_records, topic_stats = [], []
             for t in np.flatnonzero(rankings.present[s]):
@@ -274,12 +302,9 @@ def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic
                         cells.append(ident | {"kind": "oracle", "closed_form": float(cfv), "expected": want,
                                               "ok": bool(ok)})
                 stats = None
-                if sampling and np.isfinite(exv):
-                    mom = simulate_ranking(model, rows[s, t], users, stream(seed, run, topic, m.text), engine,
-                                           target_stderr, max_users)
-                    stats = mean_stats(mom, model, ex, s, t, rows[s, t])
+                if (s, t) in simulated:
+                    stats = mean_stats(simulated[s, t], model, ex, s, t, rows[s, t])
                     topic_stats.append(stats)
-                    bar.update(1)
                     if stats["stderr"] == 0:  # a rare event the sample missed moves the mean by < sqrt(var)
                         ok = abs(stats["estimate"] - exv) <= np.sqrt(ZERO_VARIANCE * (1 + exv ** 2))
                         cells.append(ident | {"kind": "zero_variance", "engine": engine, "estimate": stats["estimate"],
@@ -380,13 +405,10 @@ def confirmation(rankings, model, ex, cell: dict, *, seed: int, convention: str)
         present = [t for t in present if str(rankings.topics[t]) == cell["topic"]]
     users = CONFIRM_USERS * max(1, cell["users"])  # a cell's users are per topic, also for "all"
     rows = rankings_for(model, View(rankings, model.k), convention)
-    stats = []
-    for t in present:
-        if not np.isfinite(ex.value[s, t]):
-            continue
-        task = stream(seed, cell["run"], str(rankings.topics[t]), model.measure.text, "confirm")
-        mom = simulate_ranking(model, rows[s, t], users, task, cell["engine"])
-        stats.append(mean_stats(mom, model, ex, s, t, rows[s, t]))
+    present = [t for t in present if np.isfinite(ex.value[s, t])]
+    tasks = [stream(seed, cell["run"], str(rankings.topics[t]), model.measure.text, "confirm") for t in present]
+    moments = simulate_rankings(model, [rows[s, t] for t in present], users, tasks, cell["engine"])
+    stats = [mean_stats(mom, model, ex, s, t, rows[s, t]) for t, mom in zip(present, moments)]
     test = variance_test(stats) if cell["kind"] == "variance" else mean_test(stats)
     if test is None:
         return 1.0

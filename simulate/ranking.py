@@ -138,15 +138,18 @@ def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray, rows: np.nd
         cumulative = cumulative + _float(b.prob)
         index += u >= users(cumulative)
 
+    cell = []  # each user's place in a (row, branch) table, worked out once
+
     def pick(xs, kind=float):
         """Each user's value of the branch taken, from a (row, branch) table of the values."""
         if all(_same(xs[0], x) for x in xs[1:]):
             return kind(xs[0]) if type(xs[0]) in (bool, int, float, np.float64) else users(np.asarray(xs[0], kind))
         table = np.stack(np.broadcast_arrays(*(np.asarray(x) for x in xs)), axis=-1)
         if table.ndim == 1:
-            return table[index].astype(kind)
-        at = (np.arange(shape[0]) if rows is None else rows) * len(xs) + index
-        return table.reshape(-1)[at].astype(kind)
+            return table[index].astype(kind, copy=False)
+        if not cell:
+            cell.append((np.arange(shape[0]) if rows is None else rows) * len(xs) + index)
+        return table.reshape(-1)[cell[0]].astype(kind, copy=False)
 
     gain = pick([b.gain for b in branches])
     cont = _fresh_bool(pick([b.cont for b in branches], bool), shape)

@@ -24,7 +24,7 @@ import numpy as np
 from rpdi.simulate.ranking import Ranking, choose
 from rpdi.usermodels.base import At, BrowsingModel
 
-GROUP = 1 << 18  # users simulated together at most (lanes are whole): arrays that stay in cache
+GROUP = 1 << 20  # users simulated together at most (lanes are whole): fewer steps' overhead, arrays of MBs
 
 
 def sessions(model: BrowsingModel, ranking: Ranking, users: int, rng: np.random.Generator):
@@ -66,12 +66,22 @@ class _Streams:
         for r in live[self.pos[live] + counts > self.cap[live]]:  # refill: keep the unread, draw on
             a, p, c = self.start[r], self.pos[r], self.cap[r]
             self.buf[a:a + c - p] = self.buf[a + p:a + c]
-            self.buf[a + c - p:a + c] = self.rngs[r].random(p)
+            self.rngs[r].random(out=self.buf[a + c - p:a + c])
             self.pos[r] = 0
         begin = (self.start[live] + self.pos[live]).tolist()
         self.pos[live] += counts
         buf = self.buf
         return np.concatenate([buf[b:b + n] for b, n in zip(begin, counts.tolist())])
+
+    def skip(self, live: np.ndarray, counts: np.ndarray) -> None:
+        """Pass over the next counts[r] uniforms of every lane r in ``live`` (a step that draws
+        nothing still uses them up): those past the buffer are skipped in the generator itself
+        (``advance``: as if drawn)."""
+        short = self.pos[live] + counts > self.cap[live]
+        for r, k in zip(live[short].tolist(), counts[short].tolist()):
+            self.rngs[r].bit_generator.advance(int(k - (self.cap[r] - self.pos[r])))
+            self.pos[r] = self.cap[r]
+        self.pos[live[~short]] += counts[~short]
 
 
 class _LazyAt(At):
@@ -173,7 +183,12 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
             rows, users_here = np.repeat(np.arange(live.size), n), np.broadcast_to(constant, uid.shape)
             at = _LazyAt(i, lane_fields)
         branches = model.step(here, at)
-        gain, cont, nxt, time, pick = choose(branches, streams.take(live, n), users_here, rows)
+        if len(branches) == 1:  # a deterministic step: its uniforms are drawn (in sessions alone) but unused
+            streams.skip(live, n)
+            u = np.empty(uid.size)
+        else:
+            u = streams.take(live, n)
+        gain, cont, nxt, time, pick = choose(branches, u, users_here, rows)
         if type(gain) is not float or gain != 0.0:  # a scalar zero gain adds nothing
             G += gain
         if spent is None and type(time) is float:
