@@ -5,14 +5,14 @@ It samples the model's decisions, never the stopping distribution the exact eval
 so agreement between the two is evidence.
 
 Many rankings ("lanes": a ranking, its number of users and its own generator) are simulated in
-one pass: the users of every lane are one array, the lanes' gains one table, and each step is a
-handful of numpy operations over all of them, whatever the number of rankings. Every lane still
-draws from its own generator, in the order it would alone: its start states first (the model's
-draw), then, rank by rank, one uniform per user still reading, in user order (and one more per
-user for a time budget). A generator's uniforms are one sequence however they are requested
-(``rng.random(a)`` then ``rng.random(b)`` is ``rng.random(a + b)``), so each lane's numbers are
-drawn ahead in chunks into a buffer and handed out in that order: a lane's sessions are the
-same, bit for bit, whether it is simulated alone (:func:`sessions`) or with others (:func:`batch`).
+one pass: the users of every lane are one array, grouped by lane, the lanes' gains one table, and
+each step is a handful of numpy operations over all of them; while every user is in the same
+state the model steps once per lane, not once per user. Every lane still draws from its own
+generator, in the order it would alone: its start states first (the model's draw), then, rank by
+rank, one uniform per user still reading, in user order (and one more per user for a time
+budget); a deterministic step's unused uniforms are skipped by advancing the generator, as if
+drawn. So a lane's sessions are the same, bit for bit, whether it is simulated alone
+(:func:`sessions`) or with others (:func:`batch`).
 """
 
 from __future__ import annotations
@@ -51,37 +51,30 @@ def batch(model: BrowsingModel, lanes) -> list[tuple[np.ndarray, np.ndarray, np.
 
 
 class _Streams:
-    """Each lane's uniforms, drawn ahead from its own generator into one flat buffer (lane r owns
-    2 n_r + 16 places, n_r its users) and handed out in the order drawn."""
+    """Each lane's uniforms from its own generator, in the order it draws them alone."""
 
-    def __init__(self, rngs: list, sizes: np.ndarray):
+    def __init__(self, rngs: list):
         self.rngs = rngs
-        self.cap = 2 * sizes + 16
-        self.start = np.concatenate([[0], np.cumsum(self.cap)[:-1]]).astype(np.intp)
-        self.pos = self.cap.copy()  # next unread place of each lane, relative to its start: empty
-        self.buf = np.empty(int(self.cap.sum()))
 
     def take(self, live: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """The next counts[r] uniforms of every lane r in ``live``, lane after lane."""
-        for r in live[self.pos[live] + counts > self.cap[live]]:  # refill: keep the unread, draw on
-            a, p, c = self.start[r], self.pos[r], self.cap[r]
-            self.buf[a:a + c - p] = self.buf[a + p:a + c]
-            self.rngs[r].random(out=self.buf[a + c - p:a + c])
-            self.pos[r] = 0
-        begin = (self.start[live] + self.pos[live]).tolist()
-        self.pos[live] += counts
-        buf = self.buf
-        return np.concatenate([buf[b:b + n] for b, n in zip(begin, counts.tolist())])
+        u = np.empty(int(counts.sum()))
+        begin = 0
+        for r, k in zip(live.tolist(), counts.tolist()):
+            self.rngs[r].random(out=u[begin:begin + k])
+            begin += k
+        return u
 
     def skip(self, live: np.ndarray, counts: np.ndarray) -> None:
         """Pass over the next counts[r] uniforms of every lane r in ``live`` (a step that draws
-        nothing still uses them up): those past the buffer are skipped in the generator itself
-        (``advance``: as if drawn)."""
-        short = self.pos[live] + counts > self.cap[live]
-        for r, k in zip(live[short].tolist(), counts[short].tolist()):
-            self.rngs[r].bit_generator.advance(int(k - (self.cap[r] - self.pos[r])))
-            self.pos[r] = self.cap[r]
-        self.pos[live[~short]] += counts[~short]
+        nothing still uses them up, as in :func:`sessions` alone): the generator advances as if
+        they were drawn."""
+        for r, k in zip(live.tolist(), counts.tolist()):
+            bits = self.rngs[r].bit_generator
+            if hasattr(bits, "advance"):  # PCG64 (every stream of rpdi), Philox, ...
+                bits.advance(k)
+            else:
+                self.rngs[r].random(k)
 
 
 class _LazyAt(At):
@@ -119,7 +112,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
     sizes = np.array([n for _, n, _ in lanes], dtype=np.intp)
     users = int(sizes.sum())
     state = np.concatenate([r.draw_start(model, rng, n) for r, n, rng in lanes])
-    streams = _Streams([rng for _, _, rng in lanes], sizes)
+    streams = _Streams([rng for _, _, rng in lanes])
     table = _tables(rankings)
     W1 = table["gain"].shape[1]
     length = np.array([r.length for r in rankings])
