@@ -25,6 +25,7 @@ What is checked (fixed seeds everywhere, so every run of the suite draws the sam
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -487,6 +488,104 @@ def test_vector_engine_matches_a_bare_lockstep_loop():
         N0[alive] = i
         alive = alive[u < 0.8]
     assert np.array_equal(G, G0) and np.array_equal(N, N0)
+
+
+def reference_sessions(model, ranking, users: int, rng):
+    """One ranking simulated plainly, as the engine documents its draws: the model's start
+    draw, then at each rank one uniform per user still reading (drawn even where the step is
+    deterministic), the branch taken the first whose cumulative probability exceeds it, and
+    with a time budget one more uniform per user against the survival of the branch's time."""
+    state = np.array(ranking.draw_start(model, rng, users))
+    G, N, spent = np.zeros(users), np.zeros(users), np.zeros(users)
+    alive = np.arange(users) if not (ranking.convention == "stop" and ranking.length == 0) else np.arange(0)
+    i = 0
+    while alive.size:
+        i += 1
+        at = ranking.at(i)
+        if i > ranking.length:
+            gone = np.broadcast_to(np.asarray(model.absorbed(state[alive], i), dtype=bool), alive.shape)
+            N[alive[gone]] = np.inf
+            alive = alive[~gone]
+            if not alive.size:
+                break
+        branches = model.step(state[alive], at)
+        u = rng.random(alive.size)
+        taken = np.full(alive.size, len(branches) - 1)
+        cumulative = 0.0
+        for b, branch in enumerate(branches[:-1]):
+            cumulative = cumulative + np.asarray(branch.prob, dtype=float)
+            taken = np.where((taken == len(branches) - 1) & (u < cumulative), b, taken)
+
+        def value(field, kind=float, default=None):
+            out = np.empty(alive.size, dtype=kind) if default is None else np.array(default)
+            for b, branch in enumerate(branches):
+                x = getattr(branch, field)
+                if x is not None:
+                    out[taken == b] = np.broadcast_to(np.asarray(x, dtype=kind), alive.shape)[taken == b]
+            return out
+
+        G[alive] += value("gain")
+        N[alive] = i
+        time = value("time")
+        spent[alive] += time
+        state[alive] = value("state", state.dtype, state[alive])
+        cont = value("cont", bool)
+        if model.halflife is not None:
+            cont &= rng.random(alive.size) < model.survival(time)
+        if ranking.ends_at(i):
+            cont[:] = False
+        alive = alive[cont]
+    return G, N, np.where(np.isfinite(N), spent, np.inf)
+
+
+DEFAULT_JOB = ["P@10", "RR", "AP", "RBP(p=0.5)", "RBP(p=0.8)", "RBP(p=0.95)", "ERR@20", "SDCG@10", "INST", "TBG"]
+
+
+def _lanes_match_reference(model, rows, users, monkeypatch):
+    """vector.batch on all ``rows`` at once (split into groups of ~3 lanes) against each ranking
+    simulated alone by the plain reference, every lane on its own stream."""
+    monkeypatch.setattr(vector, "GROUP", 3 * users)
+    rng = lambda k: block_rng(stream(11, str(k), model.measure.text), 0)  # noqa: E731
+    got = vector.batch(model, [(row, users, rng(k)) for k, row in enumerate(rows)])
+    for k, (row, sessions) in enumerate(zip(rows, got)):
+        want = reference_sessions(model, row, users, rng(k))
+        for x, y in zip(sessions, want):
+            assert np.array_equal(x, y), (model, k)
+
+
+@pytest.mark.parametrize("collection", ["synthetic", "cast"])
+def test_batched_engine_gives_each_ranking_its_own_sessions(collection, monkeypatch):
+    """Every ranking of a collection simulated in one batch gets, bit for bit, the sessions a
+    plain one-ranking-at-a-time loop draws on its stream: the default job's measures on the
+    synthetic collection and on CAsT 2021 (every 25th ranking, deep first relevant documents
+    included)."""
+    from rpdi.experiments.bundled import CAST2021_QRELS, cast2021_runs
+    from rpdi.experiments.synthetic import synthetic_collection
+
+    if collection == "cast":
+        qrels, runs, every, users = CAST2021_QRELS, cast2021_runs(), 25, 16
+    else:
+        (qrels, runs), every, users = synthetic_collection(topics=30, runs=4, depth=100, seed=7), 8, 16
+    rk = build_rankings(load_qrels(qrels), load_runs(runs), "qrels")
+    for measure in DEFAULT_JOB:
+        model = model_for(measure)
+        rows = rankings_for(model, View(rk, model.k), "unknown")
+        keys = [key for key in rows if rk.present[key]][::every]
+        _lanes_match_reference(model, [rows[key] for key in keys], users, monkeypatch)
+
+
+@pytest.mark.parametrize("measure", ["TBG", "RR@3", "AP", "RBP2(p1=0.9,p2=0.5)", "BetaRBP(a=8,b=2)", "ERR@10"])
+def test_batched_engine_with_lengths_and_convention_stop(measure, monkeypatch):
+    """Lanes of different lengths (an empty one), document lengths in words, convention stop
+    (users stop at the end of their own list), states that move and a continuous population:
+    batched, each lane's sessions are still the plain loop's."""
+    model = model_for(measure)
+    grades = [SEED_RANKING, "", "-$?-$-", "---", "$"]
+    for convention in ("stop", "nonrelevant"):
+        lanes = [rankings_for(model, View(rankings_from_grades(g, R=2 if g == "$" else None), model.k),
+                              convention)[0, 0] for g in grades]
+        lanes[0] = dataclasses.replace(lanes[0], words=150.0 * np.arange(1, len(lanes[0].gains) + 1))
+        _lanes_match_reference(model, lanes, 300, monkeypatch)
 
 
 # ---------------------------------------------------------------------------------------------
