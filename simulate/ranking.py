@@ -79,26 +79,26 @@ def blocks(task: np.random.SeedSequence, users: int):
         yield min(BLOCK, users - first), block_rng(task, block)
 
 
-def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray, rows: np.ndarray | None = None) -> tuple:
+def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray, counts: np.ndarray | None = None) -> tuple:
     """Pick each user's branch by one uniform draw u: (gain, continue, next state, time, pick).
 
-    Branch values are scalars or arrays with one entry per *row*: user j meets row rows[j]
-    (``rows`` None: row j, one row per user), so branches worked out once per ranking serve all
-    its users. User j takes the first branch b with u_j < prob_1 + ... + prob_b (the last one if
-    none), the cumulative sums taken in branch order. ``cont`` is a fresh bool array of u's
-    shape; ``gain`` and ``time`` are float arrays, or plain floats when every branch has the same
-    scalar value; ``state`` (one per user) is returned as given when no branch moves it.
-    ``pick(values)`` gives each user the value of the branch it took, from one value (scalar or
-    per row) per branch.
+    Branch values are scalars or arrays with one entry per *row*, the users grouped by row:
+    the first counts[0] users meet row 0, the next counts[1] row 1, ... (``counts`` None: one
+    row per user), so branches worked out once per ranking serve all its users. User j takes
+    the first branch b with u_j < prob_1 + ... + prob_b (the last one if none), the cumulative
+    sums taken in branch order. ``cont`` is a fresh bool array of u's shape; ``gain`` and
+    ``time`` are float arrays, or plain floats when every branch has the same scalar value;
+    ``state`` (one per user) is returned as given when no branch moves it. ``pick(values)``
+    gives each user the value of the branch it took, from one value (scalar or per row) per
+    branch.
     """
     shape = u.shape
 
     def users(x):
         """A branch value (scalar or per row) per user; scalars stay scalars."""
-        if rows is None or type(x) in (bool, int, float) or np.ndim(x) == 0:
+        if counts is None or type(x) in (bool, int, float) or np.ndim(x) == 0:
             return x
-        x = np.asarray(x)
-        return x[rows] if x.shape[-1] != 1 else np.broadcast_to(x.reshape(-1)[0], shape)
+        return np.repeat(np.broadcast_to(x, counts.shape), counts)
 
     if len(branches) == 1:  # a deterministic step: nothing to draw
         only = branches[0]
@@ -148,7 +148,8 @@ def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray, rows: np.nd
         if table.ndim == 1:
             return table[index].astype(kind, copy=False)
         if not cell:
-            cell.append((np.arange(shape[0]) if rows is None else rows) * len(xs) + index)
+            first = np.arange(shape[0]) if counts is None else np.repeat(np.arange(counts.size), counts)
+            cell.append(first * len(xs) + index)
         return table.reshape(-1)[cell[0]].astype(kind, copy=False)
 
     gain = pick([b.gain for b in branches])

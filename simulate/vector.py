@@ -170,10 +170,10 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
                 live, n, here = lanes_now()
         lane_fields = {k: (lambda k=k: table[k][live, column]) for k in table}
         if constant is None:
-            rows, users_here = None, here
+            per_lane, users_here = None, here
             at = _LazyAt(i, {k: (lambda f=f: np.repeat(f(), n)) for k, f in lane_fields.items()})
         else:
-            rows, users_here = np.repeat(np.arange(live.size), n), np.broadcast_to(constant, uid.shape)
+            per_lane, users_here = n, np.broadcast_to(constant, uid.shape)
             at = _LazyAt(i, lane_fields)
         branches = model.step(here, at)
         if len(branches) == 1:  # a deterministic step: its uniforms are drawn (in sessions alone) but unused
@@ -181,7 +181,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
             u = np.empty(uid.size)
         else:
             u = streams.take(live, n)
-        gain, cont, nxt, time, pick = choose(branches, u, users_here, rows)
+        gain, cont, nxt, time, pick = choose(branches, u, users_here, per_lane)
         if type(gain) is not float or gain != 0.0:  # a scalar zero gain adds nothing
             G += gain
         if spent is None and type(time) is float:
