@@ -101,6 +101,7 @@ def sessions(model: BrowsingModel, ranking: Ranking, users: int, rng: np.random.
     return G, N, time
 
 
-def batch(model: BrowsingModel, lanes) -> list:
-    """:func:`sessions` of each lane ``(ranking, users, rng)``, one after another."""
-    return [sessions(model, ranking, users, rng) for ranking, users, rng in lanes]
+def batch(model: BrowsingModel, lanes):
+    """:func:`sessions` of each lane ``(ranking, users, rng)``, one after another (yielded)."""
+    for ranking, users, rng in lanes:
+        yield sessions(model, ranking, users, rng)

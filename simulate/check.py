@@ -38,7 +38,7 @@ from rpdi.simulate.work import check_work, steps
 from rpdi.usermodels import exact, model_for
 
 ENGINES = {"vector": vector.sessions, "agent": agents.sessions}
-BATCHES = {"vector": vector.batch, "agent": agents.batch}  # many rankings at once, the same sessions
+BATCHES = {"vector": vector.batch, "agent": agents.batch}  # many rankings at once (yielded), the same sessions
 ZERO_VARIANCE = 1e-12  # a model's per-user variance below this (relative) counts as zero
 RELATIVE = 1e-9  # closed form vs exact: relative tolerance, plus ABSOLUTE (rounding of sums
 ABSOLUTE = 1e-12  # of many terms, and the exact evaluator stopping below 1e-15 of mass) near 0

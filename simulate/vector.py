@@ -32,22 +32,22 @@ def sessions(model: BrowsingModel, ranking: Ranking, users: int, rng: np.random.
     and the time spent (the branches' times). A model with a time budget is honoured by its
     memoryless rule: a continuing user survives a document of time t with probability
     exp(-t ln 2 / halflife), one more uniform draw."""
-    return batch(model, [(ranking, users, rng)])[0]
+    return next(batch(model, [(ranking, users, rng)]))
 
 
-def batch(model: BrowsingModel, lanes) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """:func:`sessions` of each lane ``(ranking, users, rng)``, in order; the lanes are simulated
-    together, in groups of at most GROUP users (each lane's results do not depend on its group)."""
-    out, group, size = [], [], 0
+def batch(model: BrowsingModel, lanes):
+    """:func:`sessions` of each lane ``(ranking, users, rng)``, in order, yielded as each group
+    is done: the lanes are simulated together, in groups of at most GROUP users (so memory stays
+    bounded, and each lane's results do not depend on its group)."""
+    group, size = [], 0
     for lane in lanes:
         if group and size + lane[1] > GROUP:
-            out += _lockstep(model, group)
+            yield from _lockstep(model, group)
             group, size = [], 0
         group.append(lane)
         size += lane[1]
     if group:
-        out += _lockstep(model, group)
-    return out
+        yield from _lockstep(model, group)
 
 
 class _Streams:
