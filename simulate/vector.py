@@ -104,10 +104,16 @@ def _tables(rankings: list[Ranking]) -> dict:
     return table
 
 
+def _reading(live: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lanes among ``live`` with users still reading, and their counts."""
+    n = counts[live]
+    return live[n > 0], n[n > 0]
+
+
 def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The lanes' sessions, every lane's users advancing together. The users still reading are
-    arrays grouped by lane (lane order, then user order within a lane, as :func:`sessions` alone
-    would keep them); ``counts`` says how many of each lane's are there."""
+    """The lanes' sessions, every lane's users advancing together. The users are rows of arrays
+    grouped by lane (lane order, then user order within a lane, as :func:`sessions` alone would
+    keep them)."""
     rankings = [r for r, _, _ in lanes]
     sizes = np.array([n for _, n, _ in lanes], dtype=np.intp)
     users = int(sizes.sum())
@@ -119,12 +125,16 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
     convention, horizon = rankings[0].convention, rankings[0].horizon
     G_out, N_out, spent_out = np.zeros(users), np.zeros(users), np.zeros(users)
 
-    counts = sizes.copy()
+    counts = sizes.copy()  # users of each lane still reading
     if convention == "stop":  # an empty ranking: its users read nothing
         counts[length == 0] = 0
     uid = np.arange(users) if (counts == sizes).all() else np.flatnonzero(np.repeat(counts > 0, sizes))
-    # While every user is in one and the same state and no branch has moved anyone, the model
-    # steps once per lane (its branches then repeated for the lane's users), not once per user.
+    # The users' rows: uid (which user), G, the state and the time spent, grouped by lane (``rows``
+    # of lane r). A user who stops keeps its row (``reading`` False) until a quarter of the rows are
+    # such: then the rows are compacted, not at every rank. While every user is in one and the same
+    # state and no branch has moved anyone, the model steps once per lane (its branches repeated
+    # for the lane's rows), not once per user.
+    rows, reading = counts.copy(), None
     constant = state[:1] if users and (state == state[0]).all() else None
     state = state[uid]
     G = np.zeros(uid.size)
@@ -133,41 +143,56 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
     # time on (rank ``switched``), each user's time so far is carried in ``spent``.
     elapsed, spent, switched = [0.0], None, None
 
-    def keep_only(keep: np.ndarray, live: np.ndarray, n: np.ndarray) -> None:
-        """Keep the users where ``keep`` is True (``n`` the live lanes' counts)."""
-        nonlocal uid, G, state, spent
-        first = np.cumsum(n) - n
-        counts[live] = np.add.reduceat(keep.view(np.uint8), first, dtype=np.intp)
-        rows = np.flatnonzero(keep)
-        uid, G = uid[rows], G[rows]
-        if constant is None:
-            state = state[rows]
+    def stopping(stop: np.ndarray, live: np.ndarray, n: np.ndarray, depth: float) -> None:
+        """The users of the rows where ``stop`` is True (reading ones only) stop at ``depth``."""
+        nonlocal reading, uid, G, state, spent
+        if reading is not None:
+            stop &= reading
+        where = np.flatnonzero(stop)
+        if not where.size:
+            return
+        N_out[uid[where]] = depth
+        G_out[uid[where]] = G[where]
         if spent is not None:
-            spent = spent[rows]
+            spent_out[uid[where]] = spent[where]
+        counts[live] -= np.add.reduceat(stop.view(np.uint8), np.cumsum(n) - n, dtype=np.intp)
+        reading = ~stop if reading is None else reading & ~stop
+        if 4 * counts.sum() < 3 * uid.size:  # compact the rows
+            keep = np.flatnonzero(reading)
+            uid, G = uid[keep], G[keep]
+            if constant is None:
+                state = state[keep]
+            if spent is not None:
+                spent = spent[keep]
+            rows[:], reading = counts, None
 
     def lanes_now():
-        """The live lanes, their counts, the repeater of per-lane values and the states the model
-        steps on (one per live lane while the state is constant, else one per user)."""
-        live = np.flatnonzero(counts)
-        n = counts[live]
-        return live, n, state if constant is None else np.broadcast_to(constant, live.shape)
+        """The lanes with rows, their rows and the states the model steps on (one per such lane
+        while the state is constant, else one per row)."""
+        live = np.flatnonzero(rows)
+        return live, rows[live], state if constant is None else np.broadcast_to(constant, live.shape)
+
+    def uniforms(live: np.ndarray) -> np.ndarray:
+        """One uniform per row from its lane's stream (rows of stopped users: 0, not drawn)."""
+        u = streams.take(live, counts[live]) if reading is None else streams.take(*_reading(live, counts))
+        if reading is None:
+            return u
+        spread = np.zeros(uid.size)
+        spread[reading] = u
+        return spread
 
     i = 0
-    while uid.size:
+    while counts.any():
         i += 1
         column = min(i, W1) - 1
         live, n, here = lanes_now()
         tail = length[live] < i
         if tail.any():  # users past their list's end, in a zero-gain tail: some may never stop
             gone = np.broadcast_to(np.asarray(model.absorbed(here, i), dtype=bool), here.shape)
-            absorbed = np.repeat(tail & gone, n) if constant is not None else np.repeat(tail, n) & gone
-            if absorbed.any():
-                N_out[uid[absorbed]] = np.inf
-                G_out[uid[absorbed]] = G[absorbed]
-                keep_only(~absorbed, live, n)
-                if not uid.size:
-                    break
-                live, n, here = lanes_now()
+            stopping(np.repeat(tail & gone, n) if constant is not None else np.repeat(tail, n) & gone, live, n, np.inf)
+            if not counts.any():
+                break
+            live, n, here = lanes_now()
         lane_fields = {k: (lambda k=k: table[k][live, column]) for k in table}
         if constant is None:
             per_lane, users_here = None, here
@@ -177,10 +202,10 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
             at = _LazyAt(i, lane_fields)
         branches = model.step(here, at)
         if len(branches) == 1:  # a deterministic step: its uniforms are drawn (in sessions alone) but unused
-            streams.skip(live, n)
+            streams.skip(*_reading(live, counts))
             u = np.empty(uid.size)
         else:
-            u = streams.take(live, n)
+            u = uniforms(live)
         gain, cont, nxt, time, pick = choose(branches, u, users_here, per_lane)
         if type(gain) is not float or gain != 0.0:  # a scalar zero gain adds nothing
             G += gain
@@ -194,7 +219,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
             state = np.array(nxt)
             constant = None
         if model.halflife is not None:
-            cont &= streams.take(live, n) < pick([model.survival(b.time) for b in branches])
+            cont &= uniforms(live) < pick([model.survival(b.time) for b in branches])
         if i >= horizon:
             cont[:] = False
         elif convention == "stop":
@@ -202,12 +227,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
             if ends.any():
                 cont &= ~np.repeat(ends, n)
         if not cont.all():
-            stop = np.flatnonzero(~cont)
-            N_out[uid[stop]] = i
-            G_out[uid[stop]] = G[stop]
-            if spent is not None:
-                spent_out[uid[stop]] = spent[stop]
-            keep_only(cont, live, n)
+            stopping(~cont, live, n, i)
     finite = np.isfinite(N_out)
     early = finite if switched is None else finite & (N_out < switched)
     spent_out[early] = np.asarray(elapsed)[N_out[early].astype(np.intp)]
