@@ -135,18 +135,25 @@ def simulate_ranking(model, ranking, users: int, task: np.random.SeedSequence, e
 
 
 def simulate_rankings(model, rankings: list, users: int, tasks: list, engine: str = "vector",
-                      target_stderr: float | None = None, max_users: int = 10_000_000) -> list[Moments]:
+                      target_stderr: float | None = None, max_users: int = 10_000_000,
+                      done: Callable[[], None] | None = None) -> list[Moments]:
     """:func:`simulate_ranking` of each ranking with its task, all at once: block b of every
     ranking still simulating is one call of the engine's batch (the vector engine advances them
-    together), and each ranking's Moments are the same as simulated alone."""
+    together), and each ranking's Moments are the same as simulated alone. ``done()`` is called
+    as each ranking is finished (a progress bar's tick)."""
     moments = [Moments() for _ in rankings]
     todo = list(range(len(rankings)))
     total = max_users if target_stderr is not None else users
-    for block, first in enumerate(range(0, total, BLOCK)):
-        n = min(BLOCK, total - first)
+    blocks = -(-total // BLOCK)
+    for block in range(blocks):
+        n = min(BLOCK, total - block * BLOCK)
         lanes = [(rankings[k], n, block_rng(tasks[k], block)) for k in todo]
+        last = block == blocks - 1
         for k, sessions in zip(todo, BATCHES[engine](model, lanes)):
             moments[k].add(*sessions)
+            if done is not None and (last or (target_stderr is not None
+                                               and _precise(moments[k], model, target_stderr))):
+                done()
         if target_stderr is not None:
             todo = [k for k in todo if not _precise(moments[k], model, target_stderr)]
         if not todo:
@@ -283,8 +290,7 @@ def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic
                     if np.isfinite(ex.value[s, t])]
             tasks = [stream(seed, rankings.runs[s], str(rankings.topics[t]), m.text) for s, t in keys]
             simulated = dict(zip(keys, simulate_rankings(model, [rows[k] for k in keys], users, tasks, engine,
-                                                         target_stderr, max_users)))
-            bar.update(len(keys))
+                                                         target_stderr, max_users, lambda: bar.update(1))))
         for s, run in enumerate(rankings.runs):
             topic_records, topic_stats = [], []
             for t in np.flatnonzero(rankings.present[s]):

@@ -11,7 +11,11 @@
      target ratio >= 0.5);
   3. peak memory of 10^7 users of RBP(p=0.8) through ``simulate.simulate_ranking``: blocks of
      ``simulate.ranking.BLOCK`` users keep it bounded (target: below 64 MiB of traced numpy/Python
-     allocations, where unblocked arrays of 10^7 users would take ~0.4 GB).
+     allocations, where unblocked arrays of 10^7 users would take ~0.4 GB);
+  4. many rankings: the 790 rankings of CAsT 2021 (bundled), ``--cast-users`` users each, through
+     ``simulate.vector.batch`` (all at once, as ``rpdi simulate`` and the verdict run them)
+     against ``simulate.vector.sessions`` one ranking at a time, for INST and TBG (deep rankings,
+     a time budget); the sessions must be identical (target ratio >= 2).
 
 Usage: python tests/benchmarks/sim_speed.py [--users 100000] [--agents 20000] [--big 10000000]
 Exits 1 if a target is missed.
@@ -99,6 +103,7 @@ def main(argv=None) -> int:
     ap.add_argument("--agents", type=int, default=20_000, help="users of the agent comparison")
     ap.add_argument("--big", type=int, default=10_000_000, help="users of the memory measurement")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--cast-users", type=int, default=1000, help="users per ranking of the many-rankings comparison")
     args = ap.parse_args(argv)
     ok = True
 
@@ -159,6 +164,25 @@ def main(argv=None) -> int:
           f"(target < 64), process max RSS {rss:.0f} MiB; estimate {est:.5f} +- {se:.5f}; "
           f"unblocked G, N, cost, r arrays alone would be {4 * 8 * args.big / 2**20:.0f} MiB")
     ok &= peak < 64 * 2**20
+    # 4. many rankings at once
+    from rpdi.experiments.bundled import CAST2021_QRELS, cast2021_runs
+    from rpdi.metrics.evaluate import load_qrels, load_runs
+    from rpdi.metrics.rankings import build_rankings
+    from rpdi.simulate.ranking import block_rng
+
+    cast = build_rankings(load_qrels(CAST2021_QRELS), load_runs(cast2021_runs()), "qrels")
+    for name in ("INST", "TBG"):
+        m = model_for(name)
+        rows = rankings_for(m, View(cast, m.k), "unknown")
+        keys = [key for key in rows if cast.present[key]]
+        lanes = lambda: [(rows[key], args.cast_users, block_rng(stream(5, str(key), name), 0)) for key in keys]  # noqa: E731
+        t_all, together = best_of(lambda: list(vector.batch(m, lanes())), 1)
+        t_one, alone = best_of(lambda: [vector.sessions(m, *lane) for lane in lanes()], 1)
+        same = all(np.array_equal(x, y) for a, b in zip(together, alone) for x, y in zip(a, b))
+        print(f"many rankings, {name} on CAsT ({len(keys)} rankings x {args.cast_users} users): all at once "
+              f"{t_all:.1f} s, one at a time {t_one:.1f} s, ratio {t_one / t_all:.1f} (target >= 2); "
+              f"same sessions: {same}")
+        ok &= same and t_one / t_all >= 2
     print("all targets met" if ok else "TARGET MISSED")
     return 0 if ok else 1
 
