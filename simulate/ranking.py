@@ -98,7 +98,7 @@ def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray, counts: np.
         """A branch value (scalar or per row) per user; scalars stay scalars."""
         if counts is None or type(x) in (bool, int, float) or np.ndim(x) == 0:
             return x
-        return np.repeat(np.broadcast_to(x, counts.shape), counts)
+        return np.repeat(x if np.shape(x) == counts.shape else np.broadcast_to(x, counts.shape), counts)
 
     if len(branches) == 1:  # a deterministic step: nothing to draw
         only = branches[0]

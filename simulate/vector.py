@@ -123,6 +123,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
     W1 = table["gain"].shape[1]
     length = np.array([r.length for r in rankings])
     convention, horizon = rankings[0].convention, rankings[0].horizon
+    shortest = int(length.min())
     G_out, N_out, spent_out = np.zeros(users), np.zeros(users), np.zeros(users)
 
     counts = sizes.copy()  # users of each lane still reading
@@ -155,7 +156,10 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
         G_out[uid[where]] = G[where]
         if spent is not None:
             spent_out[uid[where]] = spent[where]
-        counts[live] -= np.add.reduceat(stop.view(np.uint8), np.cumsum(n) - n, dtype=np.intp)
+        if live.size == 1:
+            counts[live] -= where.size
+        else:
+            counts[live] -= np.add.reduceat(stop.view(np.uint8), np.cumsum(n) - n, dtype=np.intp)
         reading = ~stop if reading is None else reading & ~stop
         if 4 * counts.sum() < 3 * uid.size:  # compact the rows
             keep = np.flatnonzero(reading)
@@ -186,8 +190,8 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
         i += 1
         column = min(i, W1) - 1
         live, n, here = lanes_now()
-        tail = length[live] < i
-        if tail.any():  # users past their list's end, in a zero-gain tail: some may never stop
+        tail = length[live] < i if i > shortest else None
+        if tail is not None and tail.any():  # users past their list's end, in a zero-gain tail: some may never stop
             gone = np.broadcast_to(np.asarray(model.absorbed(here, i), dtype=bool), here.shape)
             stopping(np.repeat(tail & gone, n) if constant is not None else np.repeat(tail, n) & gone, live, n, np.inf)
             if not counts.any():
@@ -222,7 +226,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
             cont &= uniforms(live) < pick([model.survival(b.time) for b in branches])
         if i >= horizon:
             cont[:] = False
-        elif convention == "stop":
+        elif convention == "stop" and i >= shortest:
             ends = i >= length[live]
             if ends.any():
                 cont &= ~np.repeat(ends, n)
