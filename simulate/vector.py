@@ -136,7 +136,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
     # state and no branch has moved anyone, the model steps once per lane (its branches repeated
     # for the lane's rows), not once per user.
     rows, reading = counts.copy(), None
-    constant = state[:1] if users and (state == state[0]).all() else None
+    constant = np.broadcast_to(state[:1], (users,)) if users and (state == state[0]).all() else None
     state = state[uid]
     G = np.zeros(uid.size)
     # While every branch time is a plain number, all users who reach depth d have spent the same
@@ -174,7 +174,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
         """The lanes with rows, their rows and the states the model steps on (one per such lane
         while the state is constant, else one per row)."""
         live = np.flatnonzero(rows)
-        return live, rows[live], state if constant is None else np.broadcast_to(constant, live.shape)
+        return live, rows[live], state if constant is None else constant[:live.size]
 
     def uniforms(live: np.ndarray) -> np.ndarray:
         """One uniform per row from its lane's stream (rows of stopped users: 0, not drawn)."""
@@ -202,7 +202,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
             per_lane, users_here = None, here
             at = _LazyAt(i, {k: (lambda f=f: np.repeat(f(), n)) for k, f in lane_fields.items()})
         else:
-            per_lane, users_here = n, np.broadcast_to(constant, uid.shape)
+            per_lane, users_here = n, constant[:uid.size]
             at = _LazyAt(i, lane_fields)
         branches = model.step(here, at)
         if len(branches) == 1:  # a deterministic step: its uniforms are drawn (in sessions alone) but unused
