@@ -6,6 +6,7 @@ Every comparison of an experiment (or of one ``simulate`` call) enters ONE verdi
   *declares* (:data:`DECLARED`: TBG's Jensen gap, RBP's horizon); deterministic, so an exact
   check outside the error budget;
 * simulated vs exact where the model's outcome does not vary: equal (exact check);
+* each ranking's users drawn from a stream of its own (exact check, :func:`streams_cell`);
 * simulated vs exact, per ranking and per mean over a run's topics (each engine), and the
   sample's mean square deviation from the exact value vs the model's per-user variance (per run):
   stochastic, one family at family-wise error rate ``alpha``.
@@ -289,6 +290,7 @@ def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic
             keys = [(s, t) for s in range(len(rankings.runs)) for t in np.flatnonzero(rankings.present[s])
                     if np.isfinite(ex.value[s, t])]
             tasks = [stream(seed, rankings.runs[s], str(rankings.topics[t]), m.text) for s, t in keys]
+            cells.append(streams_cell(m.text, [(rankings.runs[s], str(rankings.topics[t])) for s, t in keys], tasks))
             simulated = dict(zip(keys, simulate_rankings(model, [rows[k] for k in keys], users, tasks, engine,
                                                          target_stderr, max_users, lambda: bar.update(1))))
         for s, run in enumerate(rankings.runs):
@@ -370,6 +372,23 @@ def reading_cells(qrels, runs, rankings) -> list[dict]:
     return cells
 
 
+def streams_cell(measure: str, idents: list[tuple[str, str]], tasks: list) -> dict:
+    """Every test below assumes each ranking's users independent of every other ranking's, so
+    each (run, topic) task must draw from its own stream: a deterministic check that the first
+    draw of each task's first block of users differs from every other task's. A stream shared
+    by the topics of a run makes them all move together, which no per-ranking test can see and
+    the test of the mean over topics sees only where the topics' rankings are alike."""
+    first: dict[int, tuple[str, str]] = {}
+    shared = []
+    for ident, task in zip(idents, tasks):
+        x = int(block_rng(task, 0).integers(2 ** 63))
+        if x in first:
+            shared.append((first[x], ident))
+        first.setdefault(x, ident)
+    return {"run": "all", "topic": "all", "measure": measure, "kind": "streams", "tasks": len(tasks),
+            "shared": shared, "ok": not shared}
+
+
 def variance_test(stats: list[dict]) -> dict | None:
     """The sample's mean square deviations from the exact values against the model's per-user
     variances, summed over rankings: d = sum (msd - var). Each user's Y = (X - E X)^2 has mean
@@ -421,7 +440,7 @@ def confirmation(rankings, model, ex, cell: dict, *, seed: int, convention: str)
     return bennett_p(test["d"], test["V"], test["up"], test["low"], test["slack"])
 
 
-EXACT_CHECKS = ("reading", "oracle", "closed_vs_exact", "zero_variance")
+EXACT_CHECKS = ("reading", "streams", "oracle", "closed_vs_exact", "zero_variance")
 
 
 def verdict(cells: list[dict], alpha: float, confirm: Callable[[dict], float]) -> dict:
@@ -462,7 +481,7 @@ def describe(v: dict) -> list[str]:
     """The verdict as lines for a terminal: the decision, then each failing and marginal cell."""
     c = v["counts"]
     lines = [f"verdict: {'AGREE' if v['status'] == 0 else 'DISAGREE'} (exit {v['status']}): "
-             f"{c['reading']} ranking-order, {c['oracle']} naive-formula, {c['closed_vs_exact']} closed-vs-exact "
+             f"{c['reading']} ranking-order, {c['streams']} stream-independence, {c['oracle']} naive-formula, {c['closed_vs_exact']} closed-vs-exact "
              f"and {c['zero_variance']} "
              f"zero-variance exact checks; "
              f"{c['mean']} mean and {c['variance']} variance tests in one family at family-wise error rate "
@@ -481,6 +500,10 @@ def _cell_text(x: dict) -> str:
     if x["kind"] == "reading":
         return (f"run {x['run']}, topic {x['topic']}: ranking order differs from a plain sort by (score, docno) "
                 f"descending on {x['wrong_topics']} topics")
+    if x["kind"] == "streams":
+        (r1, t1), (r2, t2) = x["shared"][0]
+        return (f"{x['measure']}: {len(x['shared'])} of {x['tasks']} rankings draw the same users as another "
+                f"(run {r1}, topic {t1} and run {r2}, topic {t2}): the streams are not keyed by the task")
     if x["kind"] == "oracle":
         return (f"{where}: closed form vs its plain rank-by-rank formula: closed form {x['closed_form']:.12g}, "
                 f"formula {x['expected']:.12g}")

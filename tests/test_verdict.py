@@ -4,8 +4,9 @@
   of it: a planted stochastic disagreement must be caught, a family of chance z-scores not;
 - the declared closed-form/exact differences (TBG's Jensen gap, RBP's horizon) and an
   undeclared one (an off-by-one closed form);
-- stream keying by topic: identical rankings of different topics draw different users, and a
-  shared stream is caught by the test of the mean over topics;
+- stream keying by topic: identical rankings of different topics draw different users, a
+  shared stream is caught by the test of the mean over topics where the topics are alike and by
+  the deterministic streams check everywhere;
 - the variance check: exact per-user variances 4x too large are caught;
 - the rare-event case of issue 11 (RBP(p=0.5), relevant only at rank 20) is not a false alarm;
 - Bennett's bound holds against exact binomial tails;
@@ -21,6 +22,7 @@ import numpy as np
 from scipy.stats import binom
 
 from rpdi.experiments.cli import main as rpdi_main
+from rpdi.experiments.synthetic import synthetic_collection
 from rpdi.metrics.evaluate import rankings_from_grades, score
 from rpdi.simulate import check
 from rpdi.simulate.ranking import stream
@@ -112,7 +114,22 @@ def test_a_stream_shared_by_topics_is_caught(monkeypatch):
     keyed = check.stream
     monkeypatch.setattr(check, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
     _, v = check.simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
-    assert v["status"] == 1 and {c["topic"] for c in v["failures"]} == {"all"}, check.describe(v)
+    means = [c for c in v["failures"] if c["kind"] == "mean"]  # the statistical test sees it here
+    assert v["status"] == 1 and means and {c["topic"] for c in means} == {"all"}, check.describe(v)
+
+
+def test_a_stream_shared_by_unlike_topics_is_caught_by_the_streams_check(monkeypatch):
+    """Where the topics' rankings differ, the mean over topics barely moves when they share a
+    stream (issue 11's planted bug on the default job): the deterministic streams check names it."""
+    qrels, runs = synthetic_collection(topics=8, runs=2, depth=30, seed=3)
+    _, v = check.simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
+    assert v["status"] == 0 and v["counts"]["streams"] == 1, check.describe(v)
+    keyed = check.stream
+    monkeypatch.setattr(check, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
+    _, v = check.simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
+    streams = [c for c in v["failures"] if c["kind"] == "streams"]
+    assert v["status"] == 1 and len(streams) == 1 and len(streams[0]["shared"]) == 2 * 7, check.describe(v)
+    assert "not keyed by the task" in "\n".join(check.describe(v))
 
 
 def test_model_variance_too_large_is_caught(monkeypatch):
