@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rpdi.simulate.check import ENGINES
+from rpdi.simulate import vector
 from rpdi.simulate.ranking import Ranking, blocks, stream
 from rpdi.usermodels.base import At, BrowsingModel
 
@@ -144,13 +144,19 @@ def _atoms(values: np.ndarray, mass: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return v, np.bincount(inverse.ravel(), weights=mass, minlength=v.size)
 
 
-def sampled_distribution(model: BrowsingModel, ranking: Ranking, users: int,
-                         task: np.random.SeedSequence) -> tuple[np.ndarray, np.ndarray]:
-    """The empirical outcome distribution of ``users`` simulated users (lockstep engine, the
-    block streams of ``rpdi simulate``): (sorted values, shares)."""
-    x = np.concatenate([outcome(model.aggregation, *ENGINES["vector"](model, ranking, n, rng))
-                        for n, rng in blocks(task, users)])
-    return _atoms(x, np.full(x.size, 1.0 / x.size))
+def sampled_distributions(model: BrowsingModel, rankings: list[Ranking], users: int,
+                          tasks: list[np.random.SeedSequence]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The empirical outcome distribution of ``users`` simulated users of each ranking (lockstep
+    engine, all rankings at once, each on the block streams of its task as ``rpdi simulate``
+    draws them): (sorted values, shares) per ranking."""
+    lanes = [(ranking, n, rng) for ranking, task in zip(rankings, tasks) for n, rng in blocks(task, users)]
+    x = [outcome(model.aggregation, *sessions) for sessions in vector.batch(model, lanes)]
+    per = len(x) // max(len(rankings), 1)  # every ranking has the same number of blocks
+    out = []
+    for k in range(len(rankings)):
+        y = np.concatenate(x[k * per:(k + 1) * per])
+        out.append(_atoms(y, np.full(y.size, 1.0 / y.size)))
+    return out
 
 
 def superiority(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> float:
@@ -182,10 +188,9 @@ def user_preference(model: BrowsingModel, rows: dict, runs, topic_ids, topics, p
         raise ValueError(f"{model.measure.text}: the outcome distribution is not finite; "
                          f"simulating it needs users > 0")
     method = "simulated" if exact is None else "exact"
-    dist = dict(zip(keys, exact)) if exact is not None else {
-        (s, t): sampled_distribution(model, rows[s, t], users,
-                                     stream(seed, runs[s], str(topic_ids[t]), model.measure.text, "experience"))
-        for s, t in keys}
+    dist = dict(zip(keys, exact if exact is not None else sampled_distributions(
+        model, [rows[key] for key in keys], users,
+        [stream(seed, runs[s], str(topic_ids[t]), model.measure.text, "experience") for s, t in keys])))
     pi = np.array([[superiority(dist[a, t], dist[b, t]) for t in topics] for a, b in pairs])
     low, high = interval(pi)
     return [{"user_outcome": OUTCOMES[model.aggregation], "user_b_better": float(pi[k].mean()),

@@ -306,16 +306,18 @@ def test_exact_outcome_distribution_has_the_exact_evaluators_mean(measure):
 
 
 def test_users_exact_against_simulated():
-    from rpdi.simulate.experience import outcome_distributions, sampled_distribution, superiority
+    from rpdi.simulate.experience import outcome_distributions, sampled_distributions, superiority
     from rpdi.simulate.ranking import stream
 
     model, rankings, rows = _cast_rows("RBP(p=0.8)")
     n = 20_000
-    for t in (0, 5, 9):
+    topics = (0, 5, 9)
+    sampled = sampled_distributions(model, [rows[s, t] for t in topics for s in (0, 1)], n,
+                                    [stream(1, run, str(t)) for t in topics for run in ("a", "b")])
+    for k, t in enumerate(topics):
         a, b = outcome_distributions(model, [rows[0, t], rows[1, t]])
         exact_pi = superiority(a, b)
-        sim_pi = superiority(sampled_distribution(model, rows[0, t], n, stream(1, "a", str(t))),
-                             sampled_distribution(model, rows[1, t], n, stream(1, "b", str(t))))
+        sim_pi = superiority(sampled[2 * k], sampled[2 * k + 1])
         assert abs(sim_pi - exact_pi) < 4 * np.sqrt(0.5 / n), (t, sim_pi, exact_pi)
 
 
