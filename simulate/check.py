@@ -73,7 +73,7 @@ DECLARED = {
 }
 
 
-def _naive_sdcg(model, gains: np.ndarray) -> float:
+def _naive_sdcg(model, gains: np.ndarray, grades: np.ndarray) -> float:
     """SDCG@k = sum_{i<=k} g_i / log2(i + 1) over sum_{i<=k} 1 / log2(i + 1) (Moffat 2013), by
     math.log2 rank by rank."""
     w = [1.0 / math.log2(i + 1) for i in range(1, model.k + 1)]
@@ -81,7 +81,7 @@ def _naive_sdcg(model, gains: np.ndarray) -> float:
     return sum(x * y for x, y in zip(g, w)) / sum(w)
 
 
-def _naive_inst(model, gains: np.ndarray) -> float:
+def _naive_inst(model, gains: np.ndarray, grades: np.ndarray) -> float:
     """INST = sum_i V_i r_i / sum_i V_i over ranks 1..horizon, V_1 = 1, V_{i+1} = V_i C_i,
     C_i = ((i + T + T_i - 1)/(i + T + T_i))^2, T_i = T - r_1 - ... - r_i (Moffat, Bailey,
     Scholer & Thomas 2017), rank by rank."""
@@ -94,9 +94,21 @@ def _naive_inst(model, gains: np.ndarray) -> float:
     return num / den
 
 
-# Plain re-derivations, rank by rank, of closed forms whose helpers the model shares (the log
-# discount, C/W/L's continuation): a slip in a shared helper moves closed form and model alike.
-ORACLES = {"SDCG": _naive_sdcg, "INST": _naive_inst}
+def _naive_err(model, gains: np.ndarray, grades: np.ndarray) -> float:
+    """ERR@k = sum_{i<=k} (1/i) R_i prod_{j<i} (1 - R_j), R_i = (2^min(g_i, max) - 1) / 2^max
+    for grades g_i (Chapelle, Metzler, Zhang & Grinspan 2009), rank by rank."""
+    total, reach = 0.0, 1.0
+    for i, g in enumerate(np.nan_to_num(grades[:model.k]), start=1):
+        r = (2.0 ** min(float(g), model.max_rel) - 1.0) / 2.0 ** model.max_rel
+        total, reach = total + reach * r / i, reach * (1.0 - r)
+    return total
+
+
+# Plain re-derivations, rank by rank, from the ranking's gains (as the model sees them) and
+# grades, of closed forms whose helpers the model shares (the log
+# discount, C/W/L's continuation, ERR's scaled exponential gain): a slip in a shared helper
+# moves closed form and model alike.
+ORACLES = {"SDCG": _naive_sdcg, "INST": _naive_inst, "ERR": _naive_err}
 
 
 def closed_vs_exact(model, closed: float, exact_value: float, end: int) -> tuple[bool, float | None, str]:
@@ -284,7 +296,8 @@ def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic
         # convention stop the user stops at the list's end instead, and only the simulation tests it
         ex_closed = ex if convention != "stop" else exact(model, rankings, "nonrelevant")
         relation_note = "" if convention != "stop" else ", exact under convention nonrelevant"
-        rows = rankings_for(model, View(rankings, model.k), convention)
+        view = View(rankings, model.k)
+        rows = rankings_for(model, view, convention)
         simulated = {}
         if sampling:  # every ranking of the measure at once (each on its own stream)
             keys = [(s, t) for s in range(len(rankings.runs)) for t in np.flatnonzero(rankings.present[s])
@@ -305,7 +318,7 @@ def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic
                                           "expected": expected, "relation": relation + relation_note, "ok": ok})
                     naive = ORACLES.get(m.spec.name)
                     if naive is not None and m.cutoff == model.k:
-                        want = naive(model, rows[s, t].gains)
+                        want = naive(model, rows[s, t].gains, view.grade[s, t])
                         ok = abs(cfv - want) <= RELATIVE * abs(want) + ABSOLUTE
                         cells.append(ident | {"kind": "oracle", "closed_form": float(cfv), "expected": want,
                                               "ok": bool(ok)})

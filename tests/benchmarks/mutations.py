@@ -31,8 +31,10 @@ MUTATIONS = {
         ("inside = (s >= 1) & (s <= R[..., None])", "inside = (s >= 0) & (s <= R[..., None])"),
         ("1.0 / np.maximum(R[..., None], 1)", "1.0 / (R[..., None] + 1)")]),
     "err-satisfaction-g/gmax": ("usermodels/err.py", [
-        ("return (np.exp2(np.minimum(grade, self.max_rel)) - 1.0) / 2.0 ** self.max_rel",
+        ("return scaled_exp_gains(np.minimum(grade, self.max_rel), self.max_rel)",
          "return np.minimum(grade, self.max_rel) / self.max_rel")]),
+    "err-shared-gain-slip": ("metrics/closed_forms.py", [
+        ("return np.exp2(grade - shift) - np.exp2(-shift)", "return np.exp2(grade - shift - 1) - np.exp2(-shift)")]),
     "p@k-reads-k+1": ("usermodels/precision.py", [
         ("self.before_cutoff(at.rank)", "self.before_cutoff(at.rank - 1)")]),
     "shared-discount-slip": ("metrics/closed_forms.py", [
