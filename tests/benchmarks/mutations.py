@@ -34,7 +34,7 @@ MUTATIONS = {
         ("return scaled_exp_gains(np.minimum(grade, self.max_rel), self.max_rel)",
          "return np.minimum(grade, self.max_rel) / self.max_rel")]),
     "err-shared-gain-slip": ("metrics/closed_forms.py", [
-        ("return np.exp2(grade - shift) - np.exp2(-shift)", "return np.exp2(grade - shift - 1) - np.exp2(-shift)")]),
+        ("return np.exp2(grade - shift) - np.exp2(-shift)", "return np.exp2(grade - shift - 1) - np.exp2(-shift - 1)")]),
     "p@k-reads-k+1": ("usermodels/precision.py", [
         ("self.before_cutoff(at.rank)", "self.before_cutoff(at.rank - 1)")]),
     "shared-discount-slip": ("metrics/closed_forms.py", [
