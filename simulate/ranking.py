@@ -98,6 +98,8 @@ def choose(branches: list[Branch], u: np.ndarray, state: np.ndarray, counts: np.
         """A branch value (scalar or per row) per user; scalars stay scalars."""
         if counts is None or type(x) in (bool, int, float) or np.ndim(x) == 0:
             return x
+        if counts.size == 1:  # one row: a scalar serves all its users
+            return np.asarray(x).item()
         return np.repeat(x if np.shape(x) == counts.shape else np.broadcast_to(x, counts.shape), counts)
 
     if len(branches) == 1:  # a deterministic step: nothing to draw
@@ -184,10 +186,3 @@ def _value(x):
 def _same(x0, x1) -> bool:
     """Whether two branch values are the same object or the same scalar."""
     return x0 is x1 or (type(x0) is type(x1) and type(x0) in (float, int, np.float64) and x0 == x1)
-
-
-def _pick2(took_second, x0, x1):
-    """x1 where took_second else x0, as float (a plain float when both are the same scalar)."""
-    if _same(x0, x1):
-        return _value(x0)
-    return np.where(took_second, x1, x0).astype(float, copy=False)

@@ -104,12 +104,6 @@ def _tables(rankings: list[Ranking]) -> dict:
     return table
 
 
-def _reading(live: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The lanes among ``live`` with users still reading, and their counts."""
-    n = counts[live]
-    return live[n > 0], n[n > 0]
-
-
 def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The lanes' sessions, every lane's users advancing together. The users are rows of arrays
     grouped by lane (lane order, then user order within a lane, as :func:`sessions` alone would
@@ -130,12 +124,10 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
     if convention == "stop":  # an empty ranking: its users read nothing
         counts[length == 0] = 0
     uid = np.arange(users) if (counts == sizes).all() else np.flatnonzero(np.repeat(counts > 0, sizes))
-    # The users' rows: uid (which user), G, the state and the time spent, grouped by lane (``rows``
-    # of lane r). A user who stops keeps its row (``reading`` False) until a quarter of the rows are
-    # such: then the rows are compacted, not at every rank. While every user is in one and the same
-    # state and no branch has moved anyone, the model steps once per lane (its branches repeated
-    # for the lane's rows), not once per user.
-    rows, reading = counts.copy(), None
+    # The reading users' rows: uid (which user), G, the state and the time spent, grouped by lane
+    # (counts[r] rows of lane r); a user who stops leaves them. While every user is in one and the
+    # same state and no branch has moved anyone, the model steps once per lane (its branches
+    # repeated for the lane's rows), not once per user.
     constant = np.broadcast_to(state[:1], (users,)) if users and (state == state[0]).all() else None
     state = state[uid]
     G = np.zeros(uid.size)
@@ -145,10 +137,8 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
     elapsed, spent, switched = [0.0], None, None
 
     def stopping(stop: np.ndarray, live: np.ndarray, n: np.ndarray, depth: float) -> None:
-        """The users of the rows where ``stop`` is True (reading ones only) stop at ``depth``."""
-        nonlocal reading, uid, G, state, spent
-        if reading is not None:
-            stop &= reading
+        """The users of the rows where ``stop`` is True stop at ``depth`` and leave the rows."""
+        nonlocal uid, G, state, spent
         where = np.flatnonzero(stop)
         if not where.size:
             return
@@ -160,30 +150,18 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
             counts[live] -= where.size
         else:
             counts[live] -= np.add.reduceat(stop.view(np.uint8), np.cumsum(n) - n, dtype=np.intp)
-        reading = ~stop if reading is None else reading & ~stop
-        if 4 * counts.sum() < 3 * uid.size:  # compact the rows
-            keep = np.flatnonzero(reading)
-            uid, G = uid[keep], G[keep]
-            if constant is None:
-                state = state[keep]
-            if spent is not None:
-                spent = spent[keep]
-            rows[:], reading = counts, None
+        keep = np.flatnonzero(~stop)
+        uid, G = uid[keep], G[keep]
+        if constant is None:
+            state = state[keep]
+        if spent is not None:
+            spent = spent[keep]
 
     def lanes_now():
         """The lanes with rows, their rows and the states the model steps on (one per such lane
         while the state is constant, else one per row)."""
-        live = np.flatnonzero(rows)
-        return live, rows[live], state if constant is None else constant[:live.size]
-
-    def uniforms(live: np.ndarray) -> np.ndarray:
-        """One uniform per row from its lane's stream (rows of stopped users: 0, not drawn)."""
-        u = streams.take(live, counts[live]) if reading is None else streams.take(*_reading(live, counts))
-        if reading is None:
-            return u
-        spread = np.zeros(uid.size)
-        spread[reading] = u
-        return spread
+        live = np.flatnonzero(counts)
+        return live, counts[live], state if constant is None else constant[:live.size]
 
     i = 0
     while counts.any():
@@ -206,10 +184,10 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
             at = _LazyAt(i, lane_fields)
         branches = model.step(here, at)
         if len(branches) == 1:  # a deterministic step: its uniforms are drawn (in sessions alone) but unused
-            streams.skip(*_reading(live, counts))
+            streams.skip(live, n)
             u = np.empty(uid.size)
         else:
-            u = uniforms(live)
+            u = streams.take(live, n)
         gain, cont, nxt, time, pick = choose(branches, u, users_here, per_lane)
         if type(gain) is not float or gain != 0.0:  # a scalar zero gain adds nothing
             G += gain
@@ -223,7 +201,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
             state = np.array(nxt)
             constant = None
         if model.halflife is not None:
-            cont &= uniforms(live) < pick([model.survival(b.time) for b in branches])
+            cont &= streams.take(live, n) < pick([model.survival(b.time) for b in branches])
         if i >= horizon:
             cont[:] = False
         elif convention == "stop" and i >= shortest:
