@@ -38,7 +38,6 @@ from rpdi.simulate.stats import bennett_p, holm, p_values
 from rpdi.simulate.work import check_work, steps
 from rpdi.usermodels import exact, model_for
 
-ENGINES = {"vector": vector.sessions, "agent": agents.sessions}
 BATCHES = {"vector": vector.batch, "agent": agents.batch}  # many rankings at once (yielded), the same sessions
 ZERO_VARIANCE = 1e-12  # a model's per-user variance below this (relative) counts as zero
 RELATIVE = 1e-9  # closed form vs exact: relative tolerance, plus ABSOLUTE (rounding of sums
@@ -150,25 +149,32 @@ def simulate_ranking(model, ranking, users: int, task: np.random.SeedSequence, e
 def simulate_rankings(model, rankings: list, users: int, tasks: list, engine: str = "vector",
                       target_stderr: float | None = None, max_users: int = 10_000_000,
                       done: Callable[[], None] | None = None) -> list[Moments]:
-    """:func:`simulate_ranking` of each ranking with its task, all at once: block b of every
-    ranking still simulating is one call of the engine's batch (the vector engine advances them
-    together), and each ranking's Moments are the same as simulated alone. ``done()`` is called
-    as each ranking is finished (a progress bar's tick)."""
+    """:func:`simulate_ranking` of each ranking with its task, all at once: every block of every
+    ranking is one lane of the engine's batch (the vector engine advances them together), or,
+    with ``target_stderr``, block b of every ranking still simulating is one batch; each
+    ranking's Moments are the same as simulated alone. ``done()`` is called as each ranking is
+    finished (a progress bar's tick)."""
     moments = [Moments() for _ in rankings]
+    if target_stderr is None:  # a known number of blocks: all blocks of all rankings in one batch
+        blocks = -(-users // BLOCK)
+        lanes = [(ranking, min(BLOCK, users - b * BLOCK), block_rng(task, b))
+                 for ranking, task in zip(rankings, tasks) for b in range(blocks)]
+        for lane, sessions in enumerate(BATCHES[engine](model, lanes)):
+            moments[lane // blocks].add(*sessions)
+            if done is not None and lane % blocks == blocks - 1:
+                done()
+        return moments
     todo = list(range(len(rankings)))
-    total = max_users if target_stderr is not None else users
-    blocks = -(-total // BLOCK)
+    blocks = -(-max_users // BLOCK)
     for block in range(blocks):
-        n = min(BLOCK, total - block * BLOCK)
+        n = min(BLOCK, max_users - block * BLOCK)
         lanes = [(rankings[k], n, block_rng(tasks[k], block)) for k in todo]
         last = block == blocks - 1
         for k, sessions in zip(todo, BATCHES[engine](model, lanes)):
             moments[k].add(*sessions)
-            if done is not None and (last or (target_stderr is not None
-                                               and _precise(moments[k], model, target_stderr))):
+            if done is not None and (last or _precise(moments[k], model, target_stderr)):
                 done()
-        if target_stderr is not None:
-            todo = [k for k in todo if not _precise(moments[k], model, target_stderr)]
+        todo = [k for k in todo if not _precise(moments[k], model, target_stderr)]
         if not todo:
             break
     return moments

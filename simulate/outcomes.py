@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rpdi.simulate.check import ENGINES
+from rpdi.simulate.check import BATCHES
 from rpdi.simulate.ranking import Ranking, blocks
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
@@ -20,7 +20,7 @@ def outcome_distributions(model, ranking: Ranking, users: int, task: np.random.S
     """``{"depth" | "gain" | "rate": {"quantiles": {q: value}, "histogram": {"counts", "edges"},
     "never": share of users who never stop}}`` over ``users`` simulated sessions (the same
     streams as :func:`simulate.simulate_ranking`, so the same users)."""
-    parts = [ENGINES[engine](model, ranking, n, rng)[:2] for n, rng in blocks(task, users)]
+    parts = [s[:2] for s in BATCHES[engine](model, [(ranking, n, rng) for n, rng in blocks(task, users)])]
     G = np.concatenate([g for g, _ in parts])
     N = np.concatenate([n for _, n in parts])
     finite = np.isfinite(N)

@@ -24,7 +24,7 @@ import numpy as np
 from rpdi.simulate.ranking import Ranking, choose
 from rpdi.usermodels.base import At, BrowsingModel
 
-GROUP = 1 << 20  # users simulated together at most (lanes are whole): fewer steps' overhead, arrays of MBs
+GROUP = 1 << 18  # users simulated together at most (lanes are whole): fewer steps' overhead, ~30 MiB of arrays
 
 
 def sessions(model: BrowsingModel, ranking: Ranking, users: int, rng: np.random.Generator):

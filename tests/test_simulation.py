@@ -443,8 +443,9 @@ def test_same_seed_same_numbers_whatever_the_order():
 @pytest.mark.parametrize("engine", ["vector", "agent"])
 def test_blocks_are_keyed_by_index(engine):
     """users = 3 blocks gives the moments of three separately simulated blocks 0, 1, 2."""
-    from rpdi.simulate.check import ENGINES
+    from rpdi.simulate import agents, vector
 
+    alone = {"vector": vector.sessions, "agent": agents.sessions}[engine]
     model = model_for("AP")
     rk = rankings_from_grades(SEED_RANKING, R=6)
     row = rankings_for(model, View(rk, model.k), "unknown")[0, 0]
@@ -455,7 +456,7 @@ def test_blocks_are_keyed_by_index(engine):
     done = 0
     for b in range(math.ceil(users / BLOCK)):
         n = min(BLOCK, users - done)
-        parts.add(*ENGINES[engine](model, row, n, block_rng(task, b)))
+        parts.add(*alone(model, row, n, block_rng(task, b)))
         done += n
     for a in ("mean_rate", "total", "rate", "depth"):
         assert whole.estimate(a) == parts.estimate(a) or np.isnan(whole.estimate(a)[1])
