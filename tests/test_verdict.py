@@ -2,8 +2,9 @@
 
 - Holm's step-down against a plain re-implementation from its definition, and the verdict's use
   of it: a planted stochastic disagreement must be caught, a family of chance z-scores not;
-- the declared closed-form/exact differences (TBG's Jensen gap, RBP's horizon) and an
-  undeclared one (an off-by-one closed form);
+- the declared closed-form/exact differences (TBG's random reading times, RBP's horizon),
+  checked as formulas, and an undeclared one (an off-by-one closed form); slips in a helper or
+  constant shared by closed form and model, caught by the plain rank-by-rank formulas;
 - stream keying by topic: identical rankings of different topics draw different users, a
   shared stream is caught by the test of the mean over topics where the topics are alike and by
   the deterministic streams check everywhere;
@@ -24,8 +25,9 @@ from scipy.stats import binom
 from rpdi.experiments.cli import main as rpdi_main
 from rpdi.experiments.synthetic import synthetic_collection
 from rpdi.metrics.evaluate import rankings_from_grades, score
+from rpdi.metrics.view import View
 from rpdi.simulate import check
-from rpdi.simulate.ranking import stream
+from rpdi.simulate.ranking import rankings_for, stream
 from rpdi.simulate.stats import bennett_p, bennett_tail, holm
 from rpdi.usermodels import exact, model_for
 
@@ -72,23 +74,46 @@ def test_verdict_rejects_a_planted_disagreement_and_only_it():
     assert "more users" in "\n".join(check.describe(v))
 
 
+def _row(model, rankings, horizon=None):
+    return rankings_for(model, View(rankings, model.k), "unknown", horizon)[0, 0]
+
+
 def test_declared_differences_are_checked_not_exempted():
+    grades = "$$---$----$-----$---"
+    rankings = rankings_from_grades(grades)
     tbg = model_for("TBG")
-    assert check.closed_vs_exact(tbg, 0.40, 0.41, 10_000)[0]  # exact above: Jensen's gap
-    assert not check.closed_vs_exact(tbg, 0.40, 0.39, 10_000)[0]  # below: a bug
-    rankings = rankings_from_grades("$$---$----$-----$---")
+    closed, e = score("TBG", grades), float(exact(tbg, rankings).value[0, 0])
+    assert e - closed > 1e-4  # the random reading times give more than the closed form (Jensen) ...
+    assert check.closed_vs_exact(tbg, closed, e, _row(tbg, rankings))[0]  # ... exactly the declared formula
+    assert not check.closed_vs_exact(tbg, closed, e * 1.001, _row(tbg, rankings))[0]  # above closed, yet wrong
+    assert not check.closed_vs_exact(tbg, closed, closed, _row(tbg, rankings))[0]
     model = model_for("RBP(p=0.99)")
-    closed = score("RBP(p=0.99)", "$$---$----$-----$---")
+    closed = score("RBP(p=0.99)", grades)
     e = float(exact(model, rankings, horizon=300).value[0, 0])  # users stop at rank 300
     assert abs(e - closed) > 1e-3  # the horizon's factor 1/(1 - p^H) is visible here ...
-    assert check.closed_vs_exact(model, closed, e, 300)[0]  # ... and declared
-    assert not check.closed_vs_exact(model, closed, e * (1 + 1e-8), 300)[0]
+    assert check.closed_vs_exact(model, closed, e, _row(model, rankings, 300))[0]  # ... and declared
+    assert not check.closed_vs_exact(model, closed, e * (1 + 1e-8), _row(model, rankings, 300))[0]
     # an undeclared difference: RBP's closed form with p^i for p^(i-1)
     p, b = 0.8, np.array([1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0], float)
     off_by_one = (1 - p) * (b * p ** np.arange(1, 21)).sum()
-    good = float(exact(model_for("RBP(p=0.8)"), rankings).value[0, 0])
-    assert check.closed_vs_exact(model_for("RBP(p=0.8)"), (1 - p) * (b * p ** np.arange(20)).sum(), good, 10_000)[0]
-    assert not check.closed_vs_exact(model_for("RBP(p=0.8)"), off_by_one, good, 10_000)[0]
+    rbp = model_for("RBP(p=0.8)")
+    good = float(exact(rbp, rankings).value[0, 0])
+    assert check.closed_vs_exact(rbp, (1 - p) * (b * p ** np.arange(20)).sum(), good, _row(rbp, rankings))[0]
+    assert not check.closed_vs_exact(rbp, off_by_one, good, _row(rbp, rankings))[0]
+
+
+def test_a_tbg_model_slip_the_jensen_direction_allowed_is_caught(monkeypatch):
+    """A model-only slip that makes TBG's user read faster raises the exact value: above the
+    closed form, as Jensen's gap is, so a check of the direction alone let it pass; the declared
+    formula does not."""
+    from rpdi.usermodels import tbg
+
+    qrels, runs = _identical_topics(2)
+    assert check.simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)[1]["status"] == 0
+    monkeypatch.setattr(tbg, "TBG_SUMMARY_TIME", 4.0)  # the paper's 4.4 s, in the model only
+    _, v = check.simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
+    assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"closed_vs_exact"}, check.describe(v)
+    assert all(c["exact"] > c["closed_form"] for c in v["failures"])
 
 
 def _identical_topics(topics: int, runs: int = 1):
@@ -203,3 +228,18 @@ def test_a_slip_in_a_helper_shared_by_closed_form_and_model_is_caught(monkeypatc
     monkeypatch.setattr(logdiscount, "discount", slip)
     _, v = check.simulate(qrels, runs, ["SDCG@5"], users=0, with_verdict=True)
     assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"oracle"}, check.describe(v)
+
+
+def test_a_slip_in_tbg_s_shared_reading_time_is_caught(monkeypatch):
+    """TBG's closed form and its user share the document reading time: a slip there moves both
+    alike, but neither the plain rank-by-rank closed form nor the declared formula of the
+    model's exact value, both written with the paper's constants."""
+    from rpdi.metrics import closed_forms
+    from rpdi.usermodels import tbg
+
+    qrels, runs = _identical_topics(2)
+    slip = lambda words: 0.018 * words + 78.0  # noqa: E731  (7.8 s)
+    monkeypatch.setattr(closed_forms, "tbg_document_time", slip)
+    monkeypatch.setattr(tbg, "tbg_document_time", slip)
+    _, v = check.simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
+    assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"oracle", "closed_vs_exact"}, check.describe(v)

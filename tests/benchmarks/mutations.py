@@ -54,6 +54,10 @@ MUTATIONS = {
         ("        g = 0.0\n        i = 0\n", "        g = 0.0\n        i = 1\n")]),
     "agent-wrong-budget-mean": ("simulate/agents.py", [
         ("rng.exponential(model.halflife / np.log(2), users)", "rng.exponential(model.halflife, users)")]),
+    "tbg-model-skims-snippets": ("usermodels/tbg.py", [
+        ("Branch(1 - click, 0.0, True, time=TBG_SUMMARY_TIME)", "Branch(1 - click, 0.0, True, time=0.9 * TBG_SUMMARY_TIME)")]),
+    "tbg-shared-reading-time": ("metrics/closed_forms.py", [
+        ("return 0.018 * words + 7.8", "return 0.018 * words + 8.7")]),
 }
 
 
