@@ -89,7 +89,7 @@ DECLARED = {
 }
 
 
-def _naive_sdcg(model, ranking, grades: np.ndarray) -> float:
+def _naive_sdcg(model, ranking, grades: np.ndarray, ideal: np.ndarray) -> float:
     """SDCG@k = sum_{i<=k} g_i / log2(i + 1) over sum_{i<=k} 1 / log2(i + 1) (Moffat 2013), by
     math.log2 rank by rank."""
     w = [1.0 / math.log2(i + 1) for i in range(1, model.k + 1)]
@@ -97,7 +97,7 @@ def _naive_sdcg(model, ranking, grades: np.ndarray) -> float:
     return sum(x * y for x, y in zip(g, w)) / sum(w)
 
 
-def _naive_inst(model, ranking, grades: np.ndarray) -> float:
+def _naive_inst(model, ranking, grades: np.ndarray, ideal: np.ndarray) -> float:
     """INST = sum_i V_i r_i / sum_i V_i over ranks 1..horizon, V_1 = 1, V_{i+1} = V_i C_i,
     C_i = ((i + T + T_i - 1)/(i + T + T_i))^2, T_i = T - r_1 - ... - r_i (Moffat, Bailey,
     Scholer & Thomas 2017), rank by rank."""
@@ -110,7 +110,7 @@ def _naive_inst(model, ranking, grades: np.ndarray) -> float:
     return num / den
 
 
-def _naive_err(model, ranking, grades: np.ndarray) -> float:
+def _naive_err(model, ranking, grades: np.ndarray, ideal: np.ndarray) -> float:
     """ERR@k = sum_{i<=k} (1/i) R_i prod_{j<i} (1 - R_j), R_i = (2^min(g_i, max) - 1) / 2^max
     for grades g_i (Chapelle, Metzler, Zhang & Grinspan 2009), rank by rank."""
     total, reach = 0.0, 1.0
@@ -120,7 +120,7 @@ def _naive_err(model, ranking, grades: np.ndarray) -> float:
     return total
 
 
-def _naive_tbg(model, ranking, grades: np.ndarray) -> float:
+def _naive_tbg(model, ranking, grades: np.ndarray, ideal: np.ndarray) -> float:
     """TBG = sum_k 0.64 x 0.77 b_k exp(-lambda T(k)), T(k) = sum_{i<k} (4.4 + P(click | b_i)
     (0.018 words + 7.8)) the expected time to reach rank k, b_k = grade >= rel (Smucker & Clarke
     2012), rank by rank with the paper's constants."""
@@ -133,11 +133,32 @@ def _naive_tbg(model, ranking, grades: np.ndarray) -> float:
     return total
 
 
-# Plain re-derivations, rank by rank, from the ranking as the model sees it (gains, lengths) and
-# the grades, of closed forms whose helpers the model shares (the log discount, C/W/L's
-# continuation, ERR's scaled exponential gain, TBG's constants and reading time): a slip in a
-# shared helper moves closed form and model alike.
-ORACLES = {"SDCG": _naive_sdcg, "INST": _naive_inst, "ERR": _naive_err, "TBG": _naive_tbg}
+def _naive_ndcg(model, ranking, grades: np.ndarray, ideal: np.ndarray) -> float | None:
+    """nDCG@k = sum_{i<=k} gain(g_i) / log2(i + 1) over the same sum on the ideal ordering of the
+    topic's judged grades (to rank k, or to its end without a cutoff), gain(g) = g or 2^g - 1
+    (Järvelin & Kekäläinen 2002), rank by rank with math.log2 (None: trec_eval's level=gain pairs
+    or an ideal of 0, where the closed form alone defines the number)."""
+    if model.measure.params["level_gains"]:
+        return None
+    top = float(ideal[0]) if len(ideal) else 0.0
+    shift = max(top - 50.0, 0.0)  # 2^g would overflow past g = 1023; the ratio is unchanged
+
+    def gain(g):
+        g = 0.0 if math.isnan(g) else float(g)
+        return g if model.dcg == "log2" else 2.0 ** (g - shift) - 2.0 ** -shift
+
+    k = len(grades) if model.k is None else model.k
+    width = len(ideal) if model.k is None else min(model.k, len(ideal))
+    actual = sum(gain(g) / math.log2(i + 1) for i, g in enumerate(grades[:k], start=1))
+    best = sum(gain(max(g, 0.0)) / math.log2(i + 1) for i, g in enumerate(ideal[:width], start=1))
+    return actual / best if best > 0 else None
+
+
+# Plain re-derivations, rank by rank, from the ranking as the model sees it (gains, lengths), the
+# grades and the topic's ideal grades, of closed forms whose helpers the model shares (the log
+# discount, C/W/L's continuation, the exponential gain, TBG's constants and reading time): a slip
+# in a shared helper moves closed form and model alike.
+ORACLES = {"SDCG": _naive_sdcg, "INST": _naive_inst, "ERR": _naive_err, "TBG": _naive_tbg, "nDCG": _naive_ndcg}
 
 
 def closed_vs_exact(model, closed: float, exact_value: float, ranking) -> tuple[bool, float, str]:
@@ -351,10 +372,11 @@ def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic
                                           "expected": expected, "relation": relation + relation_note, "ok": ok})
                     naive = ORACLES.get(m.spec.name)
                     if naive is not None and m.cutoff == model.k:
-                        want = naive(model, rows[s, t], view.grade[s, t])
-                        ok = abs(cfv - want) <= RELATIVE * abs(want) + ABSOLUTE
-                        cells.append(ident | {"kind": "oracle", "closed_form": float(cfv), "expected": want,
-                                              "ok": bool(ok)})
+                        want = naive(model, rows[s, t], view.grade[s, t], view.ideal[t])
+                        if want is not None:
+                            ok = abs(cfv - want) <= RELATIVE * abs(want) + ABSOLUTE
+                            cells.append(ident | {"kind": "oracle", "closed_form": float(cfv), "expected": want,
+                                                  "ok": bool(ok)})
                 stats = None
                 if (s, t) in simulated:
                     stats = mean_stats(simulated[s, t], model, ex, s, t, rows[s, t])
