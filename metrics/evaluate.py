@@ -79,7 +79,7 @@ def prepare(qrels, runs, topics: str = "qrels", compat: str = "trec_eval", max_d
     """The rankings evaluated: trec_eval's order (float32 scores under ``compat="pytrec_eval"``),
     cut to ``max_docs`` a topic (trec_eval -M), without unjudged documents if ``judged_only``
     (trec_eval -J); and, if some grade has a fraction, the same rankings with trec_eval's integer
-    grades (their integer part), else None."""
+    grades (their integer part; a grade written with an exponent as strtol reads it), else None."""
     if compat not in COMPAT:
         raise InputError(f"compat: expected one of {', '.join(COMPAT)}, not {compat!r}")
     qrels, runs = load_qrels(qrels), load_runs(runs)
@@ -90,7 +90,7 @@ def prepare(qrels, runs, topics: str = "qrels", compat: str = "trec_eval", max_d
             rankings = judged_only_rankings(rankings)
         return rankings if max_docs is None else truncate(rankings, max_docs)
 
-    whole = np.trunc(qrels.grade)
+    whole = np.trunc(qrels.grade) if qrels.whole is None else qrels.whole
     fractional = not np.array_equal(whole, qrels.grade)
     return build(qrels), build(Qrels(qrels.topic, qrels.docno, whole, qrels.source)) if fractional else None
 

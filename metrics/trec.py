@@ -81,6 +81,9 @@ class Qrels:
     docno: object
     grade: np.ndarray  # float64; negative means "in the pool but not judged" (trec_eval)
     source: str = "<qrels>"
+    # trec_eval's integer grades (strtol's reading of the text: 1e+8 is 1) where they are not
+    # the grades' integer parts, i.e. some grade of the file has an exponent; else None
+    whole: np.ndarray | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "topic", encode(self.topic))
@@ -151,7 +154,8 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
     [2.0, 0.5]
     """
     columns, _ = _read_table(os.fspath(path), QRELS)
-    return Qrels(columns["topic"], columns["docno"], columns["grade"], source=os.fspath(path))
+    return Qrels(columns["topic"], columns["docno"], columns["grade"], source=os.fspath(path),
+                 whole=columns.get("whole"))
 
 
 def read_run(path: str | os.PathLike, name: str | None = None, threads: bool = True) -> Run:
@@ -344,8 +348,27 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
             except Exception:  # any refusal is diagnosed below
                 columns = None
     if columns is not None and _values_ok(columns, layout, duplicates=not shared_docnos):
+        if layout is QRELS and _EXPONENT_AT_END.search(body) is not None:
+            columns["whole"] = _strtol_grades(body)
         return columns, body[body.rfind(b"\n", 0, end) + 1: end].decode()
     raise InputError(_diagnose(path, data, layout))
+
+
+_EXPONENT_AT_END = re.compile(rb"[0-9.][eE][+-]?[0-9]+[ \t\r]*$", re.MULTILINE)  # a qrels grade like 1e+8
+_LEADING_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _strtol_grades(body: bytes) -> np.ndarray:
+    """Every grade as trec_eval reads it (strtol, base 10: the leading integer, ``1e+8`` is 1 and
+    ``2.5`` is 2), in file order; ``body`` has no comment lines. A grade without leading digits
+    (``.5``, which trec_eval refuses) gets its integer part."""
+    whole = []
+    for line in body.decode().splitlines():
+        fields = line.split()
+        if fields:
+            match = _LEADING_INTEGER.match(fields[3])
+            whole.append(int(match.group()) if match else math.trunc(float(fields[3])))
+    return np.array(whole, dtype=np.float64)
 
 
 def _field_counts(data: bytes) -> np.ndarray:

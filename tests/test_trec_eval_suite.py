@@ -286,6 +286,18 @@ def test_trec_eval_names_read_integer_grades_rpdis_keep_fractions():
     assert values["P_2"] == values["P@2"] == 1.0
 
 
+def test_a_grade_with_an_exponent_is_read_as_trec_eval_reads_it(tmp_path):
+    """trec_eval 10 reads a grade with strtol: 1e+8 is 1 and -1E0 is -1 (in the pool, not judged),
+    each with a warning; the measures named as trec_eval names them do the same (trec_eval 10.0-rc2
+    prints ndcg 0.8597, num_rel 2, unj_5 0.2000 for these files), rpdi's own keep 10^8."""
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 a 1e+8\n1 0 b 2\n1 0 c -1E0\n")
+    run.write_text("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n")
+    values = {r["measure"]: r["value"] for r in evaluate(str(qrels), [str(run)], ["ndcg", "num_rel", "unj_5", "nDCG"])}
+    assert round(values["ndcg"], 4) == 0.8597 and values["num_rel"] == 2 and values["unj_5"] == 0.2
+    assert values["nDCG"] == 1.0
+
+
 # trec_eval's per-topic loops (its m_*.c), written out document by document as an independent
 # reference for graded judgments and pool-unjudged documents, which its own test files lack.
 # rel_list: each retrieved document's grade, -1 pooled but unjudged, -2 not in the pool.
