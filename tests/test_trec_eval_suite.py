@@ -190,6 +190,45 @@ TE10 = {
 }
 
 
+# trec_eval's later test inputs (see the data README): test id -> (qrels, run, trec_report's options,
+# trec_eval 10.0-rc2's output of `-q -m all_trec` on them in te10/)
+QRELS_302, RUN_302 = str(DATA / "qrels-302.test"), str(DATA / "results-302.test")  # topic 302 alone
+FLOATS = str(DATA / "qrels.test.with-floats")  # qrels.test with grades 1.5, 0.3, 1e+8, 1.1.11, 0x37
+NEWER = {
+    "302": (QRELS_302, RUN_302, {}, "results-302.aq"),
+    "302-c": (QRELS, RUN_302, dict(topics="qrels"), "results-302.aqc"),  # -c: topics 301, 303 count as 0
+    "with-floats": (FLOATS, RUN, {}, "with-floats.aq"),
+    # its comment lines and a '#' inside a (non-relevant) docno leave trec_eval's output out.aq's
+    "with-comments": (str(DATA / "qrels.test.with-comments"), RUN, {}, "out.aq"),
+}
+# grades trec_eval reads partially ("Warning, value `1.1.11' partially read as `1'.") that are not
+# numbers, which rpdi refuses: the test gives rpdi the integers trec_eval read (trec_eval prints the
+# same output for either file)
+NOT_NUMBERS = {" 1.1.11\n": " 1\n", " 0x37\n": " 0\n"}
+
+
+@pytest.mark.parametrize("name", sorted(NEWER))
+def test_trec_evals_later_test_files_as_trec_eval_10_prints_them(name, tmp_path):
+    qrels, run, options, expected = NEWER[name]
+    if qrels == FLOATS:
+        text = Path(FLOATS).read_text()
+        for partial, read in NOT_NUMBERS.items():
+            assert text.count(partial) == 1
+            text = text.replace(partial, read)
+        qrels = tmp_path / "qrels"
+        qrels.write_text(text)
+    ours = trec_report(str(qrels), [run], ["all_trec"], per_topic=True, **options)
+    assert _first_difference(ours, (DATA / "te10" / expected).read_text()) is None
+
+
+def test_a_grade_that_is_not_a_number_is_refused_where_trec_eval_reads_a_prefix(capsys):
+    """qrels.test.with-floats as it is: trec_eval warns and reads 1.1.11 as 1 and 0x37 as 0 (strtol);
+    rpdi stops with exit 2 and one line naming the first such grade (its own names need a number)."""
+    assert main(["eval", FLOATS, RUN, "-q", "-m", "all_trec", "--format", "trec"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "qrels.test.with-floats:19: grade '1.1.11' is not a number" in err[0]
+
+
 @pytest.mark.parametrize("name", sorted(TE10))
 def test_flags_as_trec_eval_10_prints_them(name):
     """-J, -c (a qrels topic the run lacks), -M, -l, -N and a family's parameters overriding
