@@ -330,6 +330,22 @@ def test_expected_values_are_right(tmp_path, capsys):
 
 # ------------------------------------------------------------------------- as a subprocess
 
+def test_the_command_ends_at_once_with_main_s_status(monkeypatch, tmp_path, capsys):
+    """``rpdi`` (entry) ends the process with os._exit and main's status, argparse's included:
+    pyarrow's thread pool can abort the interpreter's teardown just after a threaded read (status
+    134 where a missing run file after the qrels must give 2; seen in CI)."""
+    from rpdi.experiments import cli
+
+    qrels = write(tmp_path, "qrels.txt", QRELS)
+    ended = []
+    monkeypatch.setattr(cli.os, "_exit", ended.append)
+    for argv in (["--version"], ["--no-such-option"], ["eval", qrels, str(tmp_path / "nope.txt"), "-m", "P@2"]):
+        monkeypatch.setattr(sys, "argv", ["rpdi", *argv])
+        cli.entry()
+    assert ended == [0, 2, 2]
+    assert "nope.txt: no such file" in capsys.readouterr().err
+
+
 def _command() -> list[str]:
     beside = os.path.join(os.path.dirname(sys.executable), "rpdi")
     if os.access(beside, os.X_OK):
