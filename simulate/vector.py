@@ -58,6 +58,8 @@ class _Streams:
 
     def take(self, live: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """The next counts[r] uniforms of every lane r in ``live``, lane after lane."""
+        if live.size == 1:
+            return self.rngs[live[0]].random(counts[0])
         u = np.empty(int(counts.sum()))
         begin = 0
         for r, k in zip(live.tolist(), counts.tolist()):
@@ -142,15 +144,16 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
         where = np.flatnonzero(stop)
         if not where.size:
             return
-        N_out[uid[where]] = depth
-        G_out[uid[where]] = G[where]
+        gone = uid[where]
+        N_out[gone] = depth
+        G_out[gone] = G[where]
         if spent is not None:
-            spent_out[uid[where]] = spent[where]
+            spent_out[gone] = spent[where]
         if live.size == 1:
             counts[live] -= where.size
         else:
             counts[live] -= np.add.reduceat(stop.view(np.uint8), np.cumsum(n) - n, dtype=np.intp)
-        keep = np.flatnonzero(~stop)
+        keep = ~stop
         uid, G = uid[keep], G[keep]
         if constant is None:
             state = state[keep]
