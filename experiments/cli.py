@@ -594,7 +594,7 @@ def entry() -> None:
     try:
         status = main()
     except SystemExit as exc:  # argparse: --help, --version, a bad option
-        status = exc.code if isinstance(exc.code, int) else (exc.code is not None)
+        status = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
         if isinstance(exc.code, str):
             print(exc.code, file=sys.stderr)
     for stream in (sys.stdout, sys.stderr):
