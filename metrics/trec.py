@@ -348,27 +348,33 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
             except Exception:  # any refusal is diagnosed below
                 columns = None
     if columns is not None and _values_ok(columns, layout, duplicates=not shared_docnos):
-        if layout is QRELS and _EXPONENT_AT_END.search(body) is not None:
-            columns["whole"] = _strtol_grades(body)
+        if layout is QRELS:
+            columns["whole"] = _strtol_grades(body, columns["grade"])
         return columns, body[body.rfind(b"\n", 0, end) + 1: end].decode()
     raise InputError(_diagnose(path, data, layout))
 
 
-_EXPONENT_AT_END = re.compile(rb"[0-9.][eE][+-]?[0-9]+[ \t\r]*$", re.MULTILINE)  # a qrels grade like 1e+8
-_LEADING_INTEGER = re.compile(r"[+-]?[0-9]+")
+# a qrels grade written with an exponent (the last field of its line), and its leading integer
+_EXPONENT_GRADE = re.compile(rb"(?<![^ \t])([+-]?[0-9]*)[.0-9]*[eE][+-]?[0-9]+[ \t\r]*$", re.MULTILINE)
 
 
-def _strtol_grades(body: bytes) -> np.ndarray:
-    """Every grade as trec_eval reads it (strtol, base 10: the leading integer, ``1e+8`` is 1 and
-    ``2.5`` is 2), in file order; ``body`` has no comment lines. A grade without leading digits
-    (``.5``, which trec_eval refuses) gets its integer part."""
-    whole = []
-    for line in body.decode().splitlines():
-        fields = line.split()
-        if fields:
-            match = _LEADING_INTEGER.match(fields[3])
-            whole.append(int(match.group()) if match else math.trunc(float(fields[3])))
-    return np.array(whole, dtype=np.float64)
+def _strtol_grades(body: bytes, grade: np.ndarray) -> np.ndarray | None:
+    """The grades as trec_eval reads them (strtol, base 10: the leading integer) where that is not
+    their integer part, i.e. some grade is written with an exponent (``1e+8`` is 1, not 10^8);
+    else None. Only those grades are looked at again; ``body`` has no comment lines (its rows are
+    its non-blank lines). A grade without leading digits (``.5e1``, which trec_eval refuses)
+    keeps its integer part."""
+    found = [(m.start(), m.group(1)) for m in _EXPONENT_GRADE.finditer(body)]
+    if not found:
+        return None
+    newlines = np.flatnonzero(np.frombuffer(body, dtype=np.uint8) == 10)
+    row_of_line = np.cumsum(_field_counts(body) > 0) - 1
+    rows = row_of_line[np.searchsorted(newlines, [start for start, _ in found])]
+    whole = np.trunc(grade)
+    for row, digits in zip(rows.tolist(), (d for _, d in found)):
+        if digits.lstrip(b"+-"):
+            whole[row] = int(digits)
+    return whole
 
 
 def _field_counts(data: bytes) -> np.ndarray:

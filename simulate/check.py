@@ -62,6 +62,11 @@ def _rbp_horizon(closed, model, ranking):
     return closed / (1 - model.p ** ranking.horizon)
 
 
+def _words(model, ranking, i: int) -> float:
+    """The length in words of the document at rank i + 1: the user's lengths file, else TBG's words."""
+    return model.words if ranking.words is None or math.isnan(ranking.words[i]) else float(ranking.words[i])
+
+
 def _tbg_random_time(closed, model, ranking) -> float:
     """E[G] = sum_k g_k prod_{i<k} E[exp(-lambda t_i)]: the user reaches rank k if the budget
     outlasts the time t_i spent at every rank before it, independent of each other, each the
@@ -72,7 +77,7 @@ def _tbg_random_time(closed, model, ranking) -> float:
     total, reach = 0.0, 1.0
     for i in range(min(len(ranking.gains), ranking.horizon)):
         relevant = ranking.gains[i] > 0
-        words = model.words if ranking.words is None or math.isnan(ranking.words[i]) else float(ranking.words[i])
+        words = _words(model, ranking, i)
         click = 0.64 if relevant else 0.39
         total += reach * (0.64 * 0.77 if relevant else 0.0)
         reach *= math.exp(-lam * 4.4) * (click * math.exp(-lam * (0.018 * words + 7.8)) + 1 - click)
@@ -127,7 +132,7 @@ def _naive_tbg(model, ranking, grades: np.ndarray, ideal: np.ndarray) -> float:
     lam, total, reach_time = math.log(2) / model.halflife, 0.0, 0.0
     for i, g in enumerate(grades):
         relevant = bool(g >= model.rel)
-        words = model.words if ranking.words is None or math.isnan(ranking.words[i]) else float(ranking.words[i])
+        words = _words(model, ranking, i)
         total += (0.64 * 0.77 if relevant else 0.0) * math.exp(-lam * reach_time)
         reach_time += 4.4 + (0.64 if relevant else 0.39) * (0.018 * words + 7.8)
     return total

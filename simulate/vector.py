@@ -58,8 +58,6 @@ class _Streams:
 
     def take(self, live: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """The next counts[r] uniforms of every lane r in ``live``, lane after lane."""
-        if live.size == 1:
-            return self.rngs[live[0]].random(counts[0])
         u = np.empty(int(counts.sum()))
         begin = 0
         for r, k in zip(live.tolist(), counts.tolist()):
