@@ -12,6 +12,8 @@ only string sort is over the documents whose scores tie.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Sequence
 
@@ -105,37 +107,44 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     positive = qrels.grade[qrels.grade > 0]
     max_grade = float(positive.max()) if positive.size else 0.0
 
-    per_run = [_order_run(t, d, run.score, float32_scores)
-               for run, t, d in zip(runs, topic_codes[1:], doc_codes[1:])]
-    _break_ties(per_run, doc_dictionary)
-    D = max([int(np.bincount(t).max()) for t, _, _, _ in per_run if t.size] + [1])
-
     S = len(runs)
-    grade = np.zeros((S, T, D))
-    judged = np.zeros((S, T, D), dtype=bool)
-    pooled = np.zeros((S, T, D), dtype=bool)
-    doc = np.full((S, T, D), -1, dtype=np.int64)
-    length = np.zeros((S, T), dtype=np.int64)
-    words = np.full((S, T, D), np.nan) if any(r.words is not None for r in runs) else None
-    for s, (t, d, order, _) in enumerate(per_run):
-        if words is not None and runs[s].words is not None:
-            words.ravel()[_flat_index(t[order], T, D, s)] = runs[s].words[topic_codes[s + 1] >= 0][order]
-        t, d = t[order], d[order]
-        at = _flat_index(t, T, D, s)
-        dq = np.minimum(d, Nq)
-        hit = only_topic[dq] == t
-        g = only_grade[dq]
-        several = shared[dq]
-        if several.any():
-            key = t[several] * n_docs + d[several]
-            pos = np.minimum(np.searchsorted(q_key, key), len(q_key) - 1)
-            hit[several] = q_key[pos] == key
-            g[several] = q_grade[pos]
-        judged.ravel()[at] = hit & (g >= 0)
-        pooled.ravel()[at] = hit
-        grade.ravel()[at] = np.where(hit & (g > 0), g, 0.0)
-        doc.ravel()[at] = d
-        length[s] = np.bincount(t, minlength=T)
+    # each run sorted on a thread of its own (numpy's sorts release the GIL), with one byte order
+    # of the documents that tie anywhere in between
+    with ThreadPoolExecutor(max_workers=min(S, os.cpu_count() or 1)) as pool:
+        per_run = list(pool.map(lambda s: _order_run(topic_codes[s + 1], doc_codes[s + 1], runs[s].score,
+                                                      float32_scores), range(S)))
+        byte_rank = _tie_byte_rank(per_run, doc_dictionary)
+        D = max([int(np.bincount(t).max()) for t, _, _, _ in per_run if t.size] + [1])
+        grade = np.zeros((S, T, D))
+        judged = np.zeros((S, T, D), dtype=bool)
+        pooled = np.zeros((S, T, D), dtype=bool)
+        doc = np.full((S, T, D), -1, dtype=np.int64)
+        length = np.zeros((S, T), dtype=np.int64)
+        words = np.full((S, T, D), np.nan) if any(r.words is not None for r in runs) else None
+
+        def fill(s: int) -> None:
+            t, d, order, tie = per_run[s]
+            _break_ties(order, tie, d, byte_rank)
+            if words is not None and runs[s].words is not None:
+                words.ravel()[_flat_index(t[order], T, D, s)] = runs[s].words[topic_codes[s + 1] >= 0][order]
+            t, d = t[order], d[order]
+            at = _flat_index(t, T, D, s)
+            dq = np.minimum(d, Nq)
+            hit = only_topic[dq] == t
+            g = only_grade[dq]
+            several = shared[dq]
+            if several.any():
+                key = t[several] * n_docs + d[several]
+                pos = np.minimum(np.searchsorted(q_key, key), len(q_key) - 1)
+                hit[several] = q_key[pos] == key
+                g[several] = q_grade[pos]
+            judged.ravel()[at] = hit & (g >= 0)
+            pooled.ravel()[at] = hit
+            grade.ravel()[at] = np.where(hit & (g > 0), g, 0.0)
+            doc.ravel()[at] = d
+            length[s] = np.bincount(t, minlength=T)
+
+        list(pool.map(fill, range(S)))
     present = length > 0 if topics == "intersection" else np.ones((S, T), dtype=bool)
     return Rankings(names, topic_ids, grade, judged, doc, length, present, ideal, n_judged, max_grade, words,
                     pooled)
@@ -216,27 +225,35 @@ def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: 
     return t, d, order, tie
 
 
-def _break_ties(per_run, doc_dictionary) -> None:
-    """Order documents of equal score by docno descending in byte order, in place; the only string
-    sort is over the documents that tie somewhere."""
-    tied = [(np.flatnonzero(_members(run[3])), run) for run in per_run if run[3].any()]
+def _tie_byte_rank(per_run, doc_dictionary) -> np.ndarray | None:
+    """Each document's rank in byte order among the documents that tie (same topic, same score)
+    somewhere, as an array over document codes; None if nothing ties. The only string sort."""
+    tied = [(np.flatnonzero(_members(tie)), d, order) for _, d, order, tie in per_run if tie.any()]
     if not tied:
-        return
+        return None
     n_docs = len(doc_dictionary)
     mark = np.zeros(n_docs, dtype=bool)
-    for idx, (_, d, order, _) in tied:
+    for idx, d, order in tied:
         mark[d[order[idx]]] = True
     codes = np.flatnonzero(mark)
     byte_rank = np.zeros(n_docs, dtype=np.int64)
     byte_rank[codes[_byte_order(doc_dictionary, codes)]] = np.arange(len(codes))
-    k = len(codes)
-    for idx, (_, d, order, tie) in tied:
-        group = np.cumsum(np.concatenate(([True], ~tie)))[idx]
-        sub = order[idx]
-        if len(order) * k < 2 ** 62:  # one integer key: group, then byte order descending
-            order[idx] = sub[np.argsort(group * k + (k - 1 - byte_rank[d[sub]]))]
-        else:
-            order[idx] = sub[np.lexsort((-byte_rank[d[sub]], group))]
+    return byte_rank
+
+
+def _break_ties(order: np.ndarray, tie: np.ndarray, d: np.ndarray, byte_rank: np.ndarray | None) -> None:
+    """Order a run's documents of equal score by docno descending in byte order, in place."""
+    if not tie.any():
+        return
+    idx = np.flatnonzero(_members(tie))
+    group = np.cumsum(np.concatenate(([True], ~tie)))[idx]
+    sub = order[idx]
+    rank = byte_rank[d[sub]]
+    k = int(rank.max()) + 1
+    if len(order) * k < 2 ** 62:  # one integer key: group, then byte order descending
+        order[idx] = sub[np.argsort(group * k + (k - 1 - rank))]
+    else:
+        order[idx] = sub[np.lexsort((-rank, group))]
 
 
 SORT_BYTES = 1 << 27  # the largest (strings x longest string) byte matrix _byte_order builds
@@ -245,7 +262,8 @@ SORT_BYTES = 1 << 27  # the largest (strings x longest string) byte matrix _byte
 def _byte_order(strings, codes: np.ndarray) -> np.ndarray:
     """The order that sorts ``strings[codes]`` (a pyarrow string array) by their UTF-8 bytes.
 
-    The strings are copied from the array's buffers into a zero-padded byte matrix, read as
+    Each string's bytes are taken from the array's data buffer as one row of a zero-padded byte
+    matrix (a window of the buffer, its bytes past the string's end set to 0), read as
     big-endian 64-bit words (whose integer order is the bytes' order) and sorted by the words,
     then by length (a string padded with NULs ties with its prefix); past ``SORT_BYTES`` as
     Python strings, whose code point order is the same. pyarrow.compute is not used: importing
@@ -258,15 +276,22 @@ def _byte_order(strings, codes: np.ndarray) -> np.ndarray:
     offsets = np.frombuffer(strings.buffers()[1], dtype=np.int32, count=len(strings) + 1,
                             offset=4 * strings.offset)
     start, size = offsets[codes], offsets[codes + 1] - offsets[codes]
-    width = max(int(size.max()) if len(codes) else 0, 1)
+    width = -(-max(int(size.max()) if len(codes) else 0, 1) // 8) * 8  # whole 64-bit words
     if len(codes) * width > SORT_BYTES:
         return np.argsort(np.array(strings.to_pylist(), dtype=object)[codes], kind="stable")
     data = strings.buffers()[2]
     data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-    column = np.arange(-(-width // 8) * 8)
-    inside = column < size[:, None]
-    matrix = np.zeros((len(codes), len(column)), dtype=np.uint8)
-    matrix[inside] = data[(start[:, None] + column)[inside]]
+    # windows of ``width`` bytes: of the buffer itself, or of a zero-padded copy of its last
+    # ``width`` bytes for the strings that start there (a copy of the whole buffer would cost as
+    # much as the dictionary, however few strings are sorted)
+    base = max(len(data) - width, 0)
+    tail = np.concatenate([data[base:], np.zeros(width, np.uint8)])
+    near_end = start >= base
+    matrix = np.empty((len(codes), width), dtype=np.uint8)
+    matrix[near_end] = np.lib.stride_tricks.sliding_window_view(tail, width)[start[near_end] - base]
+    if not near_end.all():
+        matrix[~near_end] = np.lib.stride_tricks.sliding_window_view(data, width)[start[~near_end]]
+    matrix[np.arange(width) >= size[:, None]] = 0
     words = matrix.view(">u8").astype(np.uint64)  # (strings, words), the first word first
     return np.lexsort((size, *words.T[::-1]))
 

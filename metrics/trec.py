@@ -329,11 +329,11 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(f"{path}:{line}: not UTF-8 text, not a TREC {layout.kind} file") from None
     body = _COMMENT.sub(b"", data) if b"#" in data and _COMMENT.search(data) else data
-    end = len(body.rstrip())  # body.isspace() or body.strip() would scan or copy the file again
+    end = _content_end(body)
     if not end:
         raise InputError(f"{path}: empty {layout.kind} file")
     columns = None
-    if _single_spaced(body):
+    if b"\t" not in body and b"\r" not in body:  # perhaps single spaced: pyarrow's reader decides
         try:
             columns = _parse_single_spaced(body, layout, threads, ("docno",) if shared_docnos else ())
         except Exception:  # a line without exactly the layout's fields: the general parser decides
@@ -388,38 +388,47 @@ def _field_counts(data: bytes) -> np.ndarray:
     return np.bincount(np.searchsorted(newlines, starts), minlength=len(newlines) + 1)
 
 
-_DOUBLE_BLANK = re.compile(rb"  ")  # re finds a two-byte string faster than ``in`` does
-_BLANK_AT_END = re.compile(rb" \n")
-
-
-def _single_spaced(data: bytes) -> bool:
-    """Fields separated by single spaces, no blank ending a line: what pyarrow's CSV reader with
-    a space delimiter reads as white-space separated fields (a blank starting a line makes one
-    field too many, which it refuses; one ending a line would be read as an empty last field)."""
-    return (b"\t" not in data and b"\r" not in data and not data.endswith(b" ")
-            and _DOUBLE_BLANK.search(data) is None and _BLANK_AT_END.search(data) is None)
+def _content_end(data: bytes) -> int:
+    """``len(data.rstrip())`` (0 for a blank file) from a copy of the tail alone, not of the file."""
+    size = 4096
+    while size < len(data) and not data[-size:].strip():
+        size *= 16
+    return len(data[-size:].rstrip()) + max(len(data) - size, 0)
 
 
 def _parse_single_spaced(data: bytes, layout: Layout, threads: bool, plain: tuple[str, ...] = ()) -> dict:
+    """The columns of a file whose fields are separated by single spaces, read by pyarrow's CSV
+    reader with a space delimiter; ValueError (the general parser then decides) if a line has
+    another number of fields or an empty one: a blank doubled, or starting or ending a line.
+    Every field is read (the ignored ones as strings) so that an empty one is seen anywhere."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     # text read as strings and dictionary-encoded after (a dictionary column of the CSV reader
     # costs more), except the columns kept ``plain``
-    types = {name: pa.string() for name in layout.text}
-    types.update({name: pa.float64() for name in layout.numbers})
+    types = {name: pa.float64() if name in layout.numbers else pa.string() for name in layout.fields}
     table = pcsv.read_csv(
         io.BytesIO(data),
         read_options=pcsv.ReadOptions(column_names=list(layout.fields), use_threads=threads),
         parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False),
-        convert_options=pcsv.ConvertOptions(include_columns=list(layout.text + layout.numbers),
-                                            column_types=types, strings_can_be_null=False),
+        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False),
     )
+    for name in layout.fields:
+        for chunk in table.column(name).chunks:
+            if chunk.null_count or (chunk.type == pa.string() and _has_empty_string(chunk)):
+                raise ValueError(f"an empty {name} field")
     columns = {name: table.column(name).combine_chunks() for name in layout.text}
     columns.update({name: call_function("dictionary_encode", columns[name])
                     for name in layout.text if name not in plain})
     columns.update({name: to_numpy(table.column(name)).astype(np.float64, copy=False) for name in layout.numbers})
     return columns
+
+
+def _has_empty_string(strings) -> bool:
+    """Whether a pyarrow string array holds an empty string (two equal offsets)."""
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int32, count=len(strings) + 1,
+                            offset=4 * strings.offset)
+    return bool((offsets[1:] == offsets[:-1]).any())
 
 
 def _parse_white_space(data: bytes, layout: Layout, width: int) -> dict:

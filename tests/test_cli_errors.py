@@ -62,6 +62,9 @@ BAD_RUN_LINES = {
     "short line": (b"1 Q0 d9 5 0.1\n", "expected at least 6 fields"),
     "short line, trailing blank": (b"1 Q0 d9 5 0.1 \n", "expected at least 6 fields"),
     "short last line, trailing blank": (b"1 Q0 d9 5 0.1 ", "expected at least 6 fields"),
+    # five fields that a doubled blank spreads over six: an empty one among those ignored
+    "no Q0, doubled blank": (b"1  d9 5 0.1 tag\n", "expected at least 6 fields"),
+    "no rank, doubled blank": (b"1 Q0 d9  0.1 tag\n", "expected at least 6 fields"),
     "non-numeric score": (b"1 Q0 d9 5 high tag\n", "not a number"),
     "nan score": (b"1 Q0 d9 5 nan tag\n", "not a finite number"),
     "NaN score": (b"1 Q0 d9 5 NaN tag\n", "not a finite number"),
@@ -73,6 +76,7 @@ BAD_RUN_LINES = {
 
 BAD_QRELS_LINES = {
     "short line": (b"1 0 d9\n", "expected 4 fields"),
+    "no iteration, doubled blank": (b"1  d9 1\n", "expected 4 fields"),
     "too many fields": (b"1 0 d9 1 extra\n", "expected 4 fields"),
     "non-numeric grade": (b"1 0 d9 rel\n", "not a number"),
     "nan grade": (b"1 0 d9 nan\n", "not a finite number"),

@@ -233,6 +233,26 @@ def test_pytrec_eval_tie_break_on_long_and_multibyte_docnos(monkeypatch, sort_by
         [expected.index(d) + 1 for d in LONG_DOCNOS]
 
 
+def test_byte_order_of_random_strings_and_slices():
+    """The string sort behind the tie-break against Python's sort of the UTF-8 bytes, on random
+    strings (prefixes of one another, multi-byte characters, empty ones) of sliced arrays (a data
+    buffer shared with strings outside the slice) and random subsets of them."""
+    import pyarrow as pa
+
+    from rpdi.metrics.rankings import _byte_order
+
+    rng = np.random.default_rng(7)
+    alphabet = list("ab0-") + ["é", "€"]
+    for _ in range(300):
+        strings = ["".join(rng.choice(alphabet, rng.integers(0, 20))) for _ in range(rng.integers(1, 40))]
+        start = int(rng.integers(0, len(strings)))
+        array = pa.array(strings, pa.string()).slice(start)
+        codes = rng.permutation(len(array))[: rng.integers(0, len(array) + 1)]
+        order = _byte_order(array, codes)
+        got = [strings[start + c].encode() for c in codes[order]]
+        assert got == sorted(strings[start + c].encode() for c in codes)
+
+
 def test_pyarrow_columns_of_other_string_types_agree_with_pytrec_eval():
     """Qrels and runs built from pyarrow columns that are not int32-indexed dictionaries of
     strings (large strings, int8 indices, chunked arrays) are encoded as rpdi joins them."""
