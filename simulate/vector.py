@@ -124,35 +124,34 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
     if convention == "stop":  # an empty ranking: its users read nothing
         counts[length == 0] = 0
     uid = np.arange(users) if (counts == sizes).all() else np.flatnonzero(np.repeat(counts > 0, sizes))
-    # The reading users' rows: uid (which user), G, the state and the time spent, grouped by lane
+    # The reading users' rows: uid (which user), the state and the time spent, grouped by lane
     # (counts[r] rows of lane r); a user who stops leaves them. While every user is in one and the
     # same state and no branch has moved anyone, the model steps once per lane (its branches
     # repeated for the lane's rows), not once per user.
     constant = np.broadcast_to(state[:1], (users,)) if users and (state == state[0]).all() else None
     state = state[uid]
-    G = np.zeros(uid.size)
     # While every branch time is a plain number, all users who reach depth d have spent the same
     # time, elapsed[d] (the same additions, in the same order as per user); from the first per-user
     # time on (rank ``switched``), each user's time so far is carried in ``spent``.
     elapsed, spent, switched = [0.0], None, None
 
-    def stopping(stop: np.ndarray, live: np.ndarray, n: np.ndarray, depth: float) -> None:
-        """The users of the rows where ``stop`` is True stop at ``depth`` and leave the rows."""
-        nonlocal uid, G, state, spent
+    def stopping(stop: np.ndarray, live: np.ndarray, n: np.ndarray, depth: float, keep: np.ndarray | None = None) -> None:
+        """The users of the rows where ``stop`` is True (``keep`` False, if given: ~stop) stop at
+        ``depth`` and leave the rows."""
+        nonlocal uid, state, spent
         where = np.flatnonzero(stop)
         if not where.size:
             return
         gone = uid[where]
         N_out[gone] = depth
-        G_out[gone] = G[where]
         if spent is not None:
             spent_out[gone] = spent[where]
         if live.size == 1:
             counts[live] -= where.size
         else:
             counts[live] -= np.add.reduceat(stop.view(np.uint8), np.cumsum(n) - n, dtype=np.intp)
-        keep = ~stop
-        uid, G = uid[keep], G[keep]
+        keep = ~stop if keep is None else keep
+        uid = uid[keep]
         if constant is None:
             state = state[keep]
         if spent is not None:
@@ -191,7 +190,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
             u = streams.take(live, n)
         gain, cont, nxt, time, pick = choose(branches, u, users_here, per_lane)
         if type(gain) is not float or gain != 0.0:  # a scalar zero gain adds nothing
-            G += gain
+            G_out[uid] += gain  # each user's gains summed in rank order, as alone
         if spent is None and type(time) is float:
             elapsed.append(elapsed[-1] + time)
         else:
@@ -209,8 +208,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
             ends = i >= length[live]
             if ends.any():
                 cont &= ~np.repeat(ends, n)
-        if not cont.all():
-            stopping(~cont, live, n, i)
+        stopping(~cont, live, n, i, keep=cont)
     finite = np.isfinite(N_out)
     early = finite if switched is None else finite & (N_out < switched)
     spent_out[early] = np.asarray(elapsed)[N_out[early].astype(np.intp)]
