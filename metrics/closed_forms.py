@@ -22,10 +22,13 @@ def _div(num, den):
     return out
 
 
-def _sum_in_order(x: np.ndarray) -> np.ndarray:
+def _sum_in_order(x: np.ndarray, overwrite: bool = False) -> np.ndarray:
     """Sum over the last axis left to right, as trec_eval's loops add: numpy's pairwise sum can
-    differ in the last bit, which shows at 4 decimals when the value lies on a rounding edge."""
-    return np.cumsum(x, axis=-1)[..., -1] if x.shape[-1] else x.sum(axis=-1)
+    differ in the last bit, which shows at 4 decimals when the value lies on a rounding edge.
+    With ``overwrite`` the running sums are written into ``x`` (a float array of the caller's)."""
+    if not x.shape[-1]:
+        return x.sum(axis=-1)
+    return np.cumsum(x, axis=-1, out=x if overwrite else None)[..., -1]
 
 
 def _first_rank(b: np.ndarray, nth: int = 1) -> np.ndarray:
@@ -40,8 +43,17 @@ def _log2_discount(k: int) -> np.ndarray:
 
 
 def _precisions(b: np.ndarray) -> np.ndarray:
-    """Prec@i for every rank i."""
-    return np.cumsum(b, axis=-1) / np.arange(1, b.shape[-1] + 1)
+    """Prec@i for every rank i, a new float array."""
+    prec = np.cumsum(b, axis=-1, dtype=np.float64)
+    prec /= np.arange(1, b.shape[-1] + 1)
+    return prec
+
+
+def _precision_terms(b: np.ndarray) -> np.ndarray:
+    """b_i Prec@i for every rank i, a new float array (AP's and SP's terms)."""
+    terms = _precisions(b)
+    terms *= b
+    return terms
 
 
 def precision(v: View, rel: float) -> Score:
@@ -147,7 +159,7 @@ def average_precision(v: View, rel: float) -> Score:
     0.6316
     """
     b = v.relevant(rel)
-    return Score(_div(_sum_in_order(b * _precisions(b)), v.R(rel)))
+    return Score(_div(_sum_in_order(_precision_terms(b), overwrite=True), v.R(rel)))
 
 
 def sum_precision(v: View, rel: float) -> Score:
@@ -160,7 +172,7 @@ def sum_precision(v: View, rel: float) -> Score:
     1.6666666666666665
     """
     b = v.relevant(rel)
-    return Score((b * _precisions(b)).sum(axis=-1))
+    return Score(_precision_terms(b).sum(axis=-1))
 
 
 def sn_ap(v: View, rel: float) -> Score:
@@ -173,7 +185,7 @@ def sn_ap(v: View, rel: float) -> Score:
     0.7
     """
     b = v.relevant(rel)
-    return Score(_div((b * _precisions(b)).sum(axis=-1), b.sum(axis=-1)))
+    return Score(_div(_precision_terms(b).sum(axis=-1), b.sum(axis=-1)))
 
 
 def recall_cutoff(level, R, compat: str = "trec_eval"):
@@ -959,7 +971,7 @@ def yaap(v: View, rel: float) -> Score:
     0.6931
     """
     b = v.relevant(rel)
-    sp = _sum_in_order(b * _precisions(b))
+    sp = _sum_in_order(_precision_terms(b), overwrite=True)
     return Score(np.log((1.0 + sp) / (1.0 + v.R(rel) - sp)))
 
 

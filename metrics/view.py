@@ -40,13 +40,11 @@ class View:
         self.cutoff = None if k is None else int(k)  # None: read to the ranking's end
         self.length = np.minimum(rankings.length, self.k)  # documents seen: min(n, k)
         width = min(D, self.k)
-        pad = ((0, 0), (0, 0), (0, self.k - width))
-        self.grade = np.pad(rankings.grade[:, :, :width], pad)
-        self.judged = np.pad(rankings.judged[:, :, :width], pad)
         pooled = rankings.judged if rankings.pooled is None else rankings.pooled
-        self.pooled = np.pad(pooled[:, :, :width], pad)
-        self.words = (None if rankings.words is None else
-                      np.pad(rankings.words[:, :, :width], pad, constant_values=np.nan))
+        self.grade = _cut(rankings.grade, width, self.k)
+        self.judged = _cut(rankings.judged, width, self.k)
+        self.pooled = _cut(pooled, width, self.k)
+        self.words = None if rankings.words is None else _cut(rankings.words, width, self.k, np.nan)
         self.ideal = rankings.ideal
         self.n_judged = rankings.n_judged
         self.max_grade = rankings.max_grade
@@ -73,3 +71,14 @@ class View:
         """(S, T, k) gains min(grade / max_rel, 1) (max_rel defaults to the qrels' largest grade)."""
         top = self.max_grade if max_rel is None else max_rel
         return np.minimum(self.grade / top, 1.0) if top > 0 else np.zeros_like(self.grade)
+
+
+def _cut(a: np.ndarray, width: int, k: int, fill=0) -> np.ndarray:
+    """The first ``width`` ranks of (S, T, D) ``a``, padded with ``fill`` to ``k``: a read-only
+    view of ``a`` where no padding is needed (no copy of the rankings; a closed form that wrote
+    into it would raise), else a padded copy."""
+    if width == k:
+        view = a[:, :, :width]
+        view.flags.writeable = False
+        return view
+    return np.pad(a[:, :, :width], ((0, 0), (0, 0), (0, k - width)), constant_values=fill)
