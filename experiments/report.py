@@ -61,7 +61,9 @@ def _system_agreement(records: list[dict]) -> str:
     Tables III and IV), on the closed-form per-topic values."""
     from itertools import combinations
 
-    from scipy.stats import kendalltau, ttest_rel, wilcoxon
+    from scipy.stats import kendalltau
+
+    from rpdi.metrics.significance import paired_t, wilcoxon
 
     per = defaultdict(dict)  # measure -> run -> {topic: value}
     for r in records:
@@ -83,8 +85,8 @@ def _system_agreement(records: list[dict]) -> str:
             y = np.array([per[m][b][t] for t in topics])
             if len(topics) < 2 or np.allclose(x, y):
                 continue
-            p_t = ttest_rel(x, y).pvalue
-            p_w = wilcoxon(x, y).pvalue if np.any(x != y) else 1.0
+            d = (x - y)[None]
+            p_t, p_w = paired_t(d)[1][0], wilcoxon(d)[1][0]
             counts = [c + int(p <= lvl) for c, p, lvl in zip(counts, (p_t, p_t, p_w, p_w), (0.05, 0.01, 0.05, 0.01))]
         rows.append([m] + counts)
     pairs = len(runs) * (len(runs) - 1) // 2

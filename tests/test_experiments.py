@@ -394,9 +394,28 @@ def test_shipped_metric_agreement(tmp_path, capsys):
             assert abs(float(tau[i][j + 1]) - kendalltau(means[m], means[o])[0]) < 1e-4, (m, o)
     counts = _md_rows(summary, "### Significantly different system pairs (of 66)")
     assert [r[0] for r in counts] == measures
+    # the counts again, from results.csv with scipy's paired tests on each pair's common topics
+    from itertools import combinations
+
+    from scipy.stats import ttest_rel, wilcoxon
+
+    by_topic = {}
+    for r in rows:
+        if r["topic"] != "all" and r["closed_form"]:
+            by_topic.setdefault((r["measure"], r["run"]), {})[r["topic"]] = float(r["closed_form"])
     for r in counts:
-        t05, t01, w05, w01 = map(int, r[1:])
-        assert 0 <= t01 <= t05 <= 66 and 0 <= w01 <= w05 <= 66, r
+        expected = [0, 0, 0, 0]
+        for a, b in combinations(runs, 2):
+            x, y = by_topic[r[0], a], by_topic[r[0], b]
+            topics = sorted(set(x) & set(y))
+            x, y = np.array([x[t] for t in topics]), np.array([y[t] for t in topics])
+            if len(topics) < 2 or np.allclose(x, y):
+                continue
+            p_t, p_w = ttest_rel(x, y).pvalue, wilcoxon(x, y).pvalue
+            expected = [c + int(p <= level) for c, p, level in
+                        zip(expected, (p_t, p_t, p_w, p_w), (0.05, 0.01, 0.05, 0.01))]
+        assert list(map(int, r[1:])) == expected, (r, expected)
+        assert 0 < expected[1] <= expected[0] < 66 and 0 < expected[3] <= expected[2] < 66, r  # a test that can tell
     for name in ("agreement", "zscores", "stopping"):
         assert_png(out / "plots" / f"{name}.png")
 
