@@ -246,3 +246,19 @@ def test_a_slip_in_tbg_s_shared_reading_time_is_caught(monkeypatch):
     monkeypatch.setattr(tbg, "tbg_document_time", slip)
     _, v = check.simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
     assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"oracle", "closed_vs_exact"}, check.describe(v)
+
+
+def test_every_planted_bug_of_the_mutation_benchmark_still_applies():
+    """tests/benchmarks/mutations.py edits the sources by exact text: each edit's text must still
+    occur exactly once in the file it names, or the benchmark stops (a refactor moved it)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent / "benchmarks" / "mutations.py"
+    spec = importlib.util.spec_from_file_location("mutations", path)
+    mutations = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mutations)
+    for name, (file, edits) in mutations.MUTATIONS.items():
+        text = (Path(mutations.ROOT) / file).read_text()
+        for old, _ in edits:
+            assert text.count(old) == 1, (name, file, old)

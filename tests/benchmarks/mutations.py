@@ -42,8 +42,8 @@ MUTATIONS = {
     "inst-slip": ("usermodels/cwl.py", [
         ("at.rank, at.gain, at.seen,", "at.rank, at.gain, at.seen - at.gain,")]),
     "trec-tie-break-reversed": ("metrics/rankings.py", [
-        ("order[idx] = sub[np.argsort(group * k + (k - 1 - byte_rank[d[sub]]))]",
-         "order[idx] = sub[np.argsort(group * k + byte_rank[d[sub]])]")]),
+        ("order[idx] = sub[np.argsort(group * k + (k - 1 - rank))]",
+         "order[idx] = sub[np.argsort(group * k + rank)]")]),
     "stream-not-keyed-by-topic": ("simulate/ranking.py", [
         ('digest = hashlib.blake2b("\\x00".join(key).encode()',
          'digest = hashlib.blake2b("\\x00".join(key[:1] + key[2:]).encode()')]),
