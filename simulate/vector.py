@@ -135,7 +135,8 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
     # time on (rank ``switched``), each user's time so far is carried in ``spent``.
     elapsed, spent, switched = [0.0], None, None
 
-    def stopping(stop: np.ndarray, live: np.ndarray, n: np.ndarray, depth: float, keep: np.ndarray | None = None) -> None:
+    def stopping(stop: np.ndarray, live: np.ndarray, n: np.ndarray, depth: float,
+                 keep: np.ndarray | None = None) -> None:
         """The users of the rows where ``stop`` is True (``keep`` False, if given: ~stop) stop at
         ``depth`` and leave the rows."""
         nonlocal uid, state, spent
