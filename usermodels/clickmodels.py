@@ -69,10 +69,12 @@ import numpy as np
 from scipy import optimize
 
 from rpdi.metrics.clicklogs import ClickLog
-from rpdi.metrics.rankings import Rankings
 from rpdi.metrics.trec import InputError
-from rpdi.metrics.view import View
-from rpdi.usermodels.base import At, Branch, BrowsingModel, geometric
+from rpdi.usermodels.base import BrowsingModel
+from rpdi.usermodels.clickpasses import (exam_index, forward, independent_marginal, independent_q, marginal,
+                                         sample_automaton)
+from rpdi.usermodels.dbn import DBNUser
+from rpdi.usermodels.dcm import DCMUser
 
 NOISE = 1e-6
 PRIOR = (1.0, 1.0)  # pseudo-counts (clicks, skips) added to every attractiveness estimate
@@ -87,37 +89,6 @@ FREE: dict[str, dict[str, tuple[float, float]]] = {
 }
 STANDARD = ("GCTR", "RCTR", "DCTR", "PBM", "UBM", "CM", "DCM", "SDBN", "DBN")
 METRIC_USERS = ("P@10", "RR", "RR2", "ERR", "RBP", "RBP2", "SDCG@10", "INSQ", "INST")  # and BetaRBP, slow: 64 states
-
-
-class DCMUser(BrowsingModel):
-    """DCM's user: after a click at rank r reads on with probability lambda_r, after a skip
-    always (Guo, Liu & Wang 2009)."""
-
-    measure_name, aggregation, rule, citation = "DCM", "total", "after a click reads on with lambda_r", "Guo et al. 2009"
-
-    def __init__(self, depth: int):
-        self.k, self.measure = None, None
-        self.lam = np.full(depth, 0.5)
-
-    def step(self, state, at):
-        return geometric(np.where(at.gain > 0, self.lam[at.rank - 1], 1.0), at.gain)
-
-
-class DBNUser(BrowsingModel):
-    """DBN's user: satisfied by a clicked document with probability sigma (its gain) and stops;
-    else reads on with probability gamma (Chapelle & Zhang 2009). The first branch is the
-    satisfaction."""
-
-    measure_name, aggregation, rule, citation = "DBN", "total", "satisfied with sigma, else on with gamma", "Chapelle & Zhang 2009"
-
-    def __init__(self):
-        self.k, self.measure = None, None
-        self.gamma = 0.9
-
-    def step(self, state, at):
-        g = np.asarray(at.gain, float)
-        return [Branch(g, g, False), Branch((1 - g) * self.gamma, 0.0, True),
-                Branch((1 - g) * (1 - self.gamma), 0.0, False)]
 
 
 @dataclass
@@ -241,21 +212,21 @@ class Fitted:
         """P(C_r = 1 | C_<r) (S, N) and each session's log-likelihood (S,)."""
         alpha, gain = self.arrays(log)
         if self.model.kind == "independent":
-            q = _independent_q(self.exam, self.model.exam, log.clicks, alpha, self.noise)
+            q = independent_q(self.exam, self.model.exam, log.clicks, alpha, self.noise)
             with np.errstate(divide="ignore"):
                 ll = np.where(log.clicks, np.log(q), np.log1p(-q)).sum(1)
             return q, ll
         self.model.set(self.params)
-        res = _forward(self.model.user, log.clicks, alpha, gain, self.noise)
+        res = forward(self.model.user, log.clicks, alpha, gain, self.noise)
         return res.q, res.ll
 
     def marginal(self, log: ClickLog) -> np.ndarray:
         """P(C_r = 1) (S, N), the click probabilities with no clicks observed."""
         alpha, gain = self.arrays(log)
         if self.model.kind == "independent":
-            return _independent_marginal(self.exam, self.model.exam, alpha, self.noise)
+            return independent_marginal(self.exam, self.model.exam, alpha, self.noise)
         self.model.set(self.params)
-        return _marginal(self.model.user, alpha, gain, self.model.gain, self.noise)
+        return marginal(self.model.user, alpha, gain, self.model.gain, self.noise)
 
     def sample(self, log: ClickLog, rng: np.random.Generator) -> np.ndarray:
         """Clicks (S, N) of simulated users on the sessions' documents."""
@@ -264,11 +235,11 @@ class Fitted:
         if self.model.kind == "independent":
             clicks = np.zeros((S, N), bool)
             for r in range(N):
-                q = _independent_q(self.exam, self.model.exam, clicks, alpha, self.noise, only=r)
+                q = independent_q(self.exam, self.model.exam, clicks, alpha, self.noise, only=r)
                 clicks[:, r] = rng.random(S) < q
             return clicks
         self.model.set(self.params)
-        return _sample_automaton(self.model.user, alpha, gain, self.noise, rng)
+        return sample_automaton(self.model.user, alpha, gain, self.noise, rng)
 
 
 def _keys(log: ClickLog, attr: str, by_grade: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -288,201 +259,6 @@ def _keys(log: ClickLog, attr: str, by_grade: bool) -> tuple[np.ndarray, np.ndar
     pairs, codes = np.unique(log.query[:, None].astype(np.int64) * nd + log.docs, return_inverse=True)
     names = np.char.add(np.char.add(log.queries[pairs // nd].astype(str), "\t"), log.docnos[pairs % nd].astype(str))
     return codes.reshape(S, N), names.astype(object)
-
-
-# -- the automaton: forward, backward, marginals, simulation -----------------------------------
-
-def _start(user: BrowsingModel, depth: int) -> tuple[np.ndarray, np.ndarray]:
-    """The user's start distribution (K,) and state values, on a one-ranking view of the depth."""
-    z = np.zeros((1, 1, depth))
-    rankings = Rankings(("log",), np.array(["q"]), z, np.ones(z.shape, bool), np.zeros(z.shape, np.int64),
-                        np.array([[depth]]), np.ones((1, 1), bool), np.zeros((1, 1)), np.zeros(1, np.int64), 1.0)
-    view = View(rankings, user.k)
-    start = np.asarray(user.initial(view), float)[0, 0]
-    if start.sum() <= 0:
-        raise InputError(f"model {user!r}: has no start state on a click log")
-    return start, np.asarray(user.state_values(view))
-
-
-def _branches(user, states, at, shape):
-    """(prob, cont, next-state or None) of every branch, broadcast to ``shape``."""
-    out = []
-    for br in user.step(states, at):
-        prob = np.broadcast_to(np.asarray(br.prob, float), shape)
-        cont = np.broadcast_to(np.asarray(br.cont, bool), shape)
-        if not user.before_cutoff(at.rank):
-            cont = np.zeros(shape, bool)
-        nxt = None if br.state is None else np.broadcast_to(np.asarray(br.state, np.int64), shape)
-        out.append((prob, cont, nxt))
-    return out
-
-
-def _advance(branches, m):
-    """Mass continuing in each state, and mass stopping, after one step from ``m`` (..., K)."""
-    K = m.shape[-1]
-    nxt, stopped = np.zeros_like(m), np.zeros(m.shape[:-1])
-    for prob, cont, state in branches:
-        pm = m * prob
-        stopped += np.where(cont, 0.0, pm).sum(-1)
-        moving = np.where(cont, pm, 0.0)
-        if state is None:
-            nxt += moving
-        else:
-            for j in range(K):
-                nxt[..., j] += np.where(state == j, moving, 0.0).sum(-1)
-    return nxt, stopped
-
-
-@dataclass
-class _Pass:
-    q: np.ndarray  # P(C_r = 1 | C_<r)
-    ll: np.ndarray  # per-session log-likelihood
-    exam: np.ndarray | None = None  # P(E_r = 1 | C)
-    satisfied: np.ndarray | None = None  # P(first branch taken at r | C)
-
-
-def _forward(user, clicks, alpha, gain, noise, backward=False) -> _Pass:
-    """Scaled forward(-backward) pass over (rank, state) with the clicks observed."""
-    S, N = clicks.shape
-    start, states = _start(user, N)
-    K = len(start)
-    m = np.broadcast_to(start, (S, K)).copy()
-    stop = np.zeros(S)
-    seen, best = np.zeros((S, 1)), np.zeros((S, 1))
-    q, ll = np.empty((S, N)), np.zeros(S)
-    saved = []
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for r in range(N):
-            c, a = clicks[:, r], alpha[:, r]
-            alive = m.sum(1)
-            q[:, r] = alive * a + stop * noise
-            ea, es = np.where(c, a, 1 - a), np.where(c, noise, 1 - noise)
-            z = alive * ea + stop * es
-            ll += np.log(z)
-            g = (c * gain[:, r])[:, None]
-            seen = seen + g
-            br = _branches(user, states[None, :], At(r + 1, g, seen, best), (S, K))
-            if backward:
-                saved.append((m, ea, es, z, br))
-            nxt, stopped = _advance(br, m * (ea / z)[:, None])
-            stop = stop * es / z + stopped
-            m = nxt
-            best = np.maximum(best, g)
-        if not backward:
-            return _Pass(q, ll)
-        b, bs = np.ones((S, K)), np.ones(S)
-        exam, sat = np.empty((S, N)), np.empty((S, N))
-        for r in range(N - 1, -1, -1):
-            m, ea, es, z, br = saved[r]
-            acc = np.zeros((S, K))
-            for i, (prob, cont, state) in enumerate(br):
-                ahead = b if state is None else np.take_along_axis(b, state, axis=1)
-                v = prob * np.where(cont, ahead, bs[:, None])
-                acc += v
-                if i == 0:
-                    sat[:, r] = (m * v).sum(1) * ea / z
-            b, bs = acc * (ea / z)[:, None], bs * es / z
-            exam[:, r] = (m * b).sum(1)
-    return _Pass(q, ll, exam, sat)
-
-
-def _marginal(user, alpha, gain, mode, noise) -> np.ndarray:
-    """P(C_r = 1) with clicks unobserved: the forward pass over (clicks so far, state), the
-    count giving the gain seen so far (one count when gains are learnt per document)."""
-    S, N = alpha.shape
-    start, states = _start(user, N)
-    K = len(start)
-    C = 1 if mode == "satisfaction" else N + 1
-    m = np.zeros((S, C, K))
-    m[:, 0, :] = start
-    stop = np.zeros(S)
-    counts = np.arange(C, dtype=float)[None, :, None]
-    q = np.empty((S, N))
-    for r in range(N):
-        a = alpha[:, r]
-        q[:, r] = m.sum((1, 2)) * a + stop * noise
-        nxt = np.zeros_like(m)
-        for x, w in ((0, 1 - a), (1, a)):
-            gx = (x * gain[:, r])[:, None, None]
-            if mode == "satisfaction":
-                seen, best = gx, np.zeros((S, 1, 1))
-            else:
-                s = gain[:, r][:, None, None]
-                seen, best = s * (counts + x), s * (counts > 0)
-            br = _branches(user, states[None, None, :], At(r + 1, gx, seen, best), (S, C, K))
-            moved, stopped = _advance(br, m * w[:, None, None])
-            stop = stop + stopped.sum(1)
-            if x and C > 1:
-                nxt[:, 1:] += moved[:, :-1]
-            else:
-                nxt += moved
-        m = nxt
-    return q
-
-
-def _sample_automaton(user, alpha, gain, noise, rng) -> np.ndarray:
-    S, N = alpha.shape
-    start, states = _start(user, N)
-    state = np.minimum(np.searchsorted(np.cumsum(start), rng.random(S) * start.sum(), side="right"), len(start) - 1)
-    alive = np.ones(S, bool)
-    seen, best = np.zeros(S), np.zeros(S)
-    clicks = np.zeros((S, N), bool)
-    for r in range(N):
-        u = rng.random(S)
-        c = np.where(alive, u < alpha[:, r], u < noise)
-        clicks[:, r] = c
-        g = c * gain[:, r]
-        seen = seen + g
-        u, low = rng.random(S), np.zeros(S)
-        cont, nxt = np.zeros(S, bool), state.copy()
-        for prob, bcont, bstate in _branches(user, states[state], At(r + 1, g, seen, best), (S,)):
-            hit = (u >= low) & (u < low + prob)
-            low = low + prob
-            cont |= hit & bcont
-            if bstate is not None:
-                nxt = np.where(hit, bstate, nxt)
-        alive &= cont
-        state = nxt
-        best = np.maximum(best, g)
-    return clicks
-
-
-# -- PBM, UBM and the CTR baselines --------------------------------------------------------------
-
-def _exam_index(kind: str, clicks: np.ndarray, r: int) -> np.ndarray:
-    """Index of the examination parameter at rank r (0-based) given the clicks above it."""
-    S, N = clicks.shape
-    if kind == "rank":
-        return np.full(S, r)
-    above = clicks[:, :r]
-    prev = np.where(above.any(1), r - np.argmax(above[:, ::-1], axis=1), 0) if r else np.zeros(S, int)
-    return r * (N + 1) + prev
-
-
-def _independent_q(exam, kind, clicks, alpha, noise, only=None) -> np.ndarray:
-    """P(C_r = 1 | C_<r) = eps alpha + (1 - eps) noise, for all ranks or rank ``only``."""
-    ranks = range(clicks.shape[1]) if only is None else [only]
-    cols = []
-    for r in ranks:
-        eps = 1.0 if kind == "none" else exam[_exam_index(kind, clicks, r)]
-        cols.append(eps * alpha[:, r] + (1 - eps) * noise)
-    return cols[0] if only is not None else np.stack(cols, 1)
-
-
-def _independent_marginal(exam, kind, alpha, noise) -> np.ndarray:
-    if kind != "ubm":
-        return _independent_q(exam, kind, np.zeros(alpha.shape, bool), alpha, noise)
-    S, N = alpha.shape
-    last = np.zeros((S, N + 1))  # P(the last click above rank r is at rank l), l = 0: none
-    last[:, 0] = 1.0
-    q = np.empty((S, N))
-    for r in range(N):
-        eps = exam[r * (N + 1) + np.arange(r + 1)]  # previous click l = 0..r
-        p = eps[None, :] * alpha[:, r:r + 1] + (1 - eps[None, :]) * noise
-        q[:, r] = (last[:, :r + 1] * p).sum(1)
-        last[:, :r + 1] *= 1 - p
-        last[:, r + 1] = q[:, r]
-    return q
 
 
 # -- fitting -----------------------------------------------------------------------------------
@@ -518,7 +294,7 @@ def fit(model: str | ClickModel, log: ClickLog, *, by_grade: bool = False, noise
     exam = eidx = None
     if cm.kind == "independent" and cm.exam != "none":
         exam = np.full(N * (N + 1) if cm.exam == "ubm" else N, 0.5)
-        eidx = np.stack([_exam_index(cm.exam, clicks, r) for r in range(N)], 1)
+        eidx = np.stack([exam_index(cm.exam, clicks, r) for r in range(N)], 1)
         e_den = np.bincount(eidx.ravel(), W.ravel(), len(exam))
 
     def em_step() -> float:
@@ -536,7 +312,7 @@ def fit(model: str | ClickModel, log: ClickLog, *, by_grade: bool = False, noise
                 num = np.bincount(eidx.ravel(), (W * post_e).ravel(), len(exam))
                 exam = np.where(e_den > 0, num / np.maximum(e_den, 1), exam)
         else:
-            res = _forward(cm.user, clicks, a, _gain(sigma, idx, theta, clicks.shape), noise, backward=True)
+            res = forward(cm.user, clicks, a, _gain(sigma, idx, theta, clicks.shape), noise, backward=True)
             ll = float(w @ res.ll) / S
             post_a = clicks * res.exam + (1 - res.exam) * a
             if sigma is not None:
@@ -557,7 +333,7 @@ def fit(model: str | ClickModel, log: ClickLog, *, by_grade: bool = False, noise
             with np.errstate(divide="ignore"):
                 return float((W * np.where(clicks, np.log(q), np.log1p(-q))).sum() / S)
         cm.set(th)
-        return float(w @ _forward(cm.user, clicks, a, _gain(sigma, idx, th, clicks.shape), noise).ll) / S
+        return float(w @ forward(cm.user, clicks, a, _gain(sigma, idx, th, clicks.shape), noise).ll) / S
 
     names = list(theta)
     bounds = [cm.free.get(k, (_OPEN, 1.0)) for k in names]
