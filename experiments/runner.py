@@ -4,7 +4,8 @@ Every task carries everything it needs (data source, experiment settings, measur
 computes, for each topic, the closed form, the exact expectation and the simulation. Its random
 streams are keyed by (seed, run, topic, measure), so results are the same whichever process or
 machine runs it, in whatever order. Each finished task is written to ``OUT/tasks/<id>.json``
-atomically as it completes; a rerun skips the tasks already there (``fresh`` starts over). The
+atomically as it completes; a rerun skips the tasks already there (``fresh`` starts over), and
+once every task is done the stored results of other ids (earlier settings or inputs) go. The
 id hashes everything the result depends on, file contents included (:func:`fingerprint`), so
 an edited qrels, run or model file is computed anew. Local workers ignore Ctrl-C (the parent
 stops them at once, keeping what finished) and die with the parent.
@@ -180,6 +181,11 @@ def execute(tasks: list[dict], out_dir: str, workers: int = 1, scheduler: str | 
     for t in tasks:
         with open(path(t["id"])) as fh:
             results.append(json.load(fh))
+    # every task is done: results of earlier settings or inputs (other ids) can never be reused
+    current = {os.path.basename(path(t["id"])) for t in tasks}
+    for name in os.listdir(store):
+        if name not in current and os.path.isfile(os.path.join(store, name)):
+            os.remove(os.path.join(store, name))
     return results, len(tasks) - len(pending)
 
 

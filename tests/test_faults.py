@@ -112,6 +112,9 @@ def test_a_changed_input_is_computed_anew_on_resume(data, capsys):
     status, model_changed, _ = run_cli(capsys, ["run", cfg, "--out", out])
     assert status == 0 and model_changed.startswith("1 of 2 tasks reused")
     assert json.loads((out / "manifest.json").read_text())["reused"] == 1
+    # the results of the earlier inputs (3 other ids) are gone; this run's 2 stay and are reused
+    assert len(list((out / "tasks").iterdir())) == 2
+    assert run_cli(capsys, ["run", cfg, "--out", out])[1].startswith("2 of 2 tasks reused")
 
 
 # ------------------------------------------------------------------ overflow and numeric warnings
