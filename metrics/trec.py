@@ -316,8 +316,9 @@ _COMMENT = re.compile(rb"^[ \t]*#[^\n]*(?:\n|$)", re.MULTILINE)
 def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: bool = False) -> tuple[dict, str]:
     """The layout's text columns (pyarrow dictionary arrays) and number columns (float64), and
     the file's last line that is not a comment (a run's tag is trec_eval's runid). With
-    ``shared_docnos`` a single-spaced file's docnos stay plain strings and no file's are checked
-    for duplicates: :func:`read_runs` encodes them with other files' and checks them."""
+    ``shared_docnos`` the docnos of a file pyarrow's reader takes stay plain strings and no
+    file's are checked for duplicates: :func:`read_runs` encodes them with other files' and
+    checks them."""
     data = _load_bytes(path)
     nul = data.find(b"\x00")
     if nul >= 0:
@@ -333,10 +334,12 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
     if not end:
         raise InputError(f"{path}: empty {layout.kind} file")
     columns = None
-    if b"\t" not in body and b"\r" not in body:  # perhaps single spaced: pyarrow's reader decides
+    # fields perhaps separated by single spaces or single tabs: pyarrow's reader decides
+    delimiter = None if b"\r" in body else " " if b"\t" not in body else "\t" if b" " not in body else None
+    if delimiter is not None:
         try:
-            columns = _parse_single_spaced(body, layout, threads, ("docno",) if shared_docnos else ())
-        except Exception:  # a line without exactly the layout's fields: the general parser decides
+            columns = _parse_delimited(body, layout, delimiter, threads, ("docno",) if shared_docnos else ())
+        except Exception:  # fields unlike the first line's, or an empty one: the general parser decides
             columns = None
     if columns is None:
         counts = _field_counts(body)
@@ -396,24 +399,30 @@ def _content_end(data: bytes) -> int:
     return len(data[-size:].rstrip()) + max(len(data) - size, 0)
 
 
-def _parse_single_spaced(data: bytes, layout: Layout, threads: bool, plain: tuple[str, ...] = ()) -> dict:
-    """The columns of a file whose fields are separated by single spaces, read by pyarrow's CSV
-    reader with a space delimiter; ValueError (the general parser then decides) if a line has
-    another number of fields or an empty one: a blank doubled, or starting or ending a line.
-    Every field is read (the ignored ones as strings) so that an empty one is seen anywhere."""
+def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool, plain: tuple[str, ...] = ()) -> dict:
+    """The columns of a file whose fields are separated by single ``delimiter`` characters (a
+    space or a tab), read by pyarrow's CSV reader; ValueError (the general parser then decides)
+    if a line has another number of fields than the first, or an empty field: a delimiter
+    doubled, or starting or ending a line. Every field is read (the ignored ones, and a run's
+    fields after its tag, as strings) so that an empty one is seen anywhere."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
+    first = data[:data.find(b"\n")] if b"\n" in data else data
+    width = first.count(delimiter.encode()) + 1
+    if width < len(layout.fields) or (layout.max_fields and width > layout.max_fields):
+        raise ValueError(f"{width} fields on the first line")
+    names = list(layout.fields) + [f"extra{i}" for i in range(width - len(layout.fields))]
     # text read as strings and dictionary-encoded after (a dictionary column of the CSV reader
     # costs more), except the columns kept ``plain``
-    types = {name: pa.float64() if name in layout.numbers else pa.string() for name in layout.fields}
+    types = {name: pa.float64() if name in layout.numbers else pa.string() for name in names}
     table = pcsv.read_csv(
         io.BytesIO(data),
-        read_options=pcsv.ReadOptions(column_names=list(layout.fields), use_threads=threads),
-        parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False),
+        read_options=pcsv.ReadOptions(column_names=names, use_threads=threads),
+        parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False),
         convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False),
     )
-    for name in layout.fields:
+    for name in names:
         for chunk in table.column(name).chunks:
             if chunk.null_count or (chunk.type == pa.string() and _has_empty_string(chunk)):
                 raise ValueError(f"an empty {name} field")

@@ -296,6 +296,8 @@ def _variants(data: bytes) -> dict[str, bytes]:
     lines = data.decode().splitlines()
     return {
         "tab": "".join(line.replace(" ", "\t") + "\n" for line in lines).encode(),
+        "doubled tab": "".join(line.replace(" ", "\t\t") + "\n" for line in lines).encode(),
+        "leading tab": "".join("\t" + line.replace(" ", "\t") + "\n" for line in lines).encode(),
         "multi-space": "".join(line.replace(" ", "   ") + "\n" for line in lines).encode(),
         "mixed blanks": "".join(" " + line.replace(" ", " \t ") + " \n" for line in lines).encode(),
         "crlf": "".join(line + "\r\n" for line in lines).encode(),
@@ -317,6 +319,25 @@ def test_white_space_variants_parse(tmp_path, capsys, layout):
     vq = write(tmp_path, f"vq.txt{suffix}", _variants(QRELS)[layout])
     vr = write(tmp_path, f"vr.txt{suffix}", _variants(RUN)[layout])
     assert _values(capsys, vq, [vr]) == expected
+
+
+RUN_WITH_EXTRA_FIELDS = {  # trec_eval ignores what follows the tag
+    "every line": lambda i, line: line + " x 7",
+    "every line, tab": lambda i, line: (line + " x 7").replace(" ", "\t"),
+    "first line only": lambda i, line: line + " x" if i == 0 else line,
+    "later lines only": lambda i, line: line + " x y z" if i else line,
+}
+
+
+@pytest.mark.parametrize("extra", sorted(RUN_WITH_EXTRA_FIELDS))
+def test_fields_after_the_tag_parse(tmp_path, capsys, extra):
+    """Runs whose lines carry fields after the tag, on every line (read as extra columns) or on
+    some (read by the general parser), give the values of the plain run."""
+    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
+    expected = _values(capsys, qrels, [run])
+    lines = RUN.decode().splitlines()
+    changed = "".join(RUN_WITH_EXTRA_FIELDS[extra](i, line) + "\n" for i, line in enumerate(lines))
+    assert _values(capsys, qrels, [write(tmp_path, "extra.txt", changed.encode())]) == expected
 
 
 def test_expected_values_are_right(tmp_path, capsys):
