@@ -334,8 +334,10 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
     if not end:
         raise InputError(f"{path}: empty {layout.kind} file")
     columns = None
-    # fields perhaps separated by single spaces or single tabs: pyarrow's reader decides
-    delimiter = None if b"\r" in body else " " if b"\t" not in body else "\t" if b" " not in body else None
+    # fields perhaps separated by single spaces or single tabs, lines ended by LF or CRLF:
+    # pyarrow's reader decides
+    crlf_only = b"\r" not in body or body.count(b"\r") == body.count(b"\r\n")
+    delimiter = None if not crlf_only else " " if b"\t" not in body else "\t" if b" " not in body else None
     if delimiter is not None:
         try:
             columns = _parse_delimited(body, layout, delimiter, threads, ("docno",) if shared_docnos else ())
