@@ -42,20 +42,6 @@ def _log2_discount(k: int) -> np.ndarray:
     return discount(np.arange(1, k + 1))
 
 
-def _precisions(b: np.ndarray) -> np.ndarray:
-    """Prec@i for every rank i, a new float array."""
-    prec = np.cumsum(b, axis=-1, dtype=np.float64)
-    prec /= np.arange(1, b.shape[-1] + 1)
-    return prec
-
-
-def _precision_terms(b: np.ndarray) -> np.ndarray:
-    """b_i Prec@i for every rank i, a new float array (AP's and SP's terms)."""
-    terms = _precisions(b)
-    terms *= b
-    return terms
-
-
 def precision(v: View, rel: float) -> Score:
     """P@k = (1/k) sum_{i<=k} b_i.
 
@@ -158,8 +144,8 @@ def average_precision(v: View, rel: float) -> Score:
     >>> round(score("AP", "$$---$----$-----$---", R=5), 4)
     0.6316
     """
-    b = v.relevant(rel)
-    return Score(_div(_sum_in_order(_precision_terms(b), overwrite=True), v.R(rel)))
+    terms = v.relevant(rel) * v.precisions(rel)  # b_i Prec@i
+    return Score(_div(_sum_in_order(terms, overwrite=True), v.R(rel)))
 
 
 def sum_precision(v: View, rel: float) -> Score:
@@ -171,8 +157,7 @@ def sum_precision(v: View, rel: float) -> Score:
     >>> score("SP@3", [1, 0, 1])
     1.6666666666666665
     """
-    b = v.relevant(rel)
-    return Score(_precision_terms(b).sum(axis=-1))
+    return Score((v.relevant(rel) * v.precisions(rel)).sum(axis=-1))
 
 
 def sn_ap(v: View, rel: float) -> Score:
@@ -185,7 +170,7 @@ def sn_ap(v: View, rel: float) -> Score:
     0.7
     """
     b = v.relevant(rel)
-    return Score(_div(_precision_terms(b).sum(axis=-1), b.sum(axis=-1)))
+    return Score(_div((b * v.precisions(rel)).sum(axis=-1), b.sum(axis=-1)))
 
 
 def recall_cutoff(level, R, compat: str = "trec_eval"):
@@ -202,8 +187,8 @@ def interpolated_precision(v: View, rel: float, level: float) -> np.ndarray:
     b = v.relevant(rel)
     R = np.broadcast_to(v.R(rel), b.shape[:-1])[..., None]
     needed = recall_cutoff(level, R, v.compat)
-    reached = (np.cumsum(b, axis=-1) >= needed) & (b > 0) & (R > 0)
-    return np.where(reached, _precisions(b), 0.0).max(axis=-1, initial=0.0)
+    reached = (v.found(rel) >= needed) & (b > 0) & (R > 0)
+    return np.where(reached, v.precisions(rel), 0.0).max(axis=-1, initial=0.0)
 
 
 def iprec(v: View, rel: float, level: float) -> Score:
@@ -970,8 +955,7 @@ def yaap(v: View, rel: float) -> Score:
     >>> round(score("YAAP", [1, 0], R=1), 4)  # log(2 / 1)
     0.6931
     """
-    b = v.relevant(rel)
-    sp = _sum_in_order(_precision_terms(b), overwrite=True)
+    sp = _sum_in_order(v.relevant(rel) * v.precisions(rel), overwrite=True)
     return Score(np.log((1.0 + sp) / (1.0 + v.R(rel) - sp)))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Iterable, Mapping, Sequence
 
@@ -127,20 +128,19 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
             raise InputError(f"measure {bad[0]!r}: has no micro-average (only ratio measures: P, R, SetP, SetR, Fallout)")
     rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only)
     scores = compute(rankings, parsed, compat, integer_rankings)
+    macro = [_aggregate(score.value, rankings.present, m.spec.average, undefined) if average == "macro" else None
+             for m, score in zip(parsed, scores)]
     records = []
     for s, run in enumerate(rankings.runs):
         present = rankings.present[s]
-        for m, score in zip(parsed, scores):
+        for m, score, means in zip(parsed, scores, macro):
             value = score.value[s]
             residual = None if score.residual is None else score.residual[s]
             if per_topic:
                 for t in np.flatnonzero(present):
                     records.append(_record(run, rankings.topics[t], m.text, value[t],
                                            None if residual is None else residual[t], undefined))
-            if average == "micro":
-                mean = _ratio(score.num[s][present].sum(), score.den[s][present].sum())
-            else:
-                mean = _aggregate(value[present], m.spec.average, undefined)
+            mean = means[s] if means is not None else _ratio(score.num[s][present].sum(), score.den[s][present].sum())
             mean_res = None if residual is None else float(residual[present].mean()) if present.any() else None
             records.append(_record(run, "all", m.text, mean, mean_res, undefined))
     return records
@@ -149,17 +149,25 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
 MIN_GEO_MEAN = 0.00001  # trec_eval's floor for a topic's value in a geometric mean
 
 
-def _aggregate(values: np.ndarray, how: str, undefined: str = "zero") -> float:
-    """The topics' values as one: their mean, sum or geometric mean (each value at least
-    0.00001, trec_eval's gm_map). Sums run over the topics in order, as trec_eval adds them
-    (numpy's pairwise sum can differ in the last bit, which shows at 4 decimals on an edge)."""
-    kept = np.nan_to_num(values) if undefined == "zero" else values[~np.isnan(values)]
-    if not kept.size:
-        return np.nan
+def _aggregate(values: np.ndarray, present: np.ndarray, how: str, undefined: str = "zero") -> np.ndarray:
+    """Each run's values (S, T) over its topics ``present`` (S, T) as one: their mean, sum or
+    geometric mean (each value at least 0.00001, trec_eval's gm_map); NaN for a run with none.
+    Sums run over the topics in order, as trec_eval adds them (numpy's pairwise sum can differ in
+    the last bit, which shows at 4 decimals on an edge); a topic left out adds 0.0, which changes
+    no partial sum. ``undefined="zero"`` counts an undefined (NaN) value as 0, "null" leaves it out.
+
+    >>> _aggregate(np.array([[0.5, np.nan, 0.25]]), np.array([[True, True, False]]), "mean").tolist()
+    [0.25]
+    """
+    kept = present & ~np.isnan(values) if undefined == "null" else present
+    x = np.where(kept, np.nan_to_num(values) if undefined == "zero" else values, 0.0)
     if how == "geometric":
-        return float(np.exp(np.cumsum(np.log(np.maximum(kept, MIN_GEO_MEAN)))[-1] / kept.size))
-    total = float(np.cumsum(kept)[-1])
-    return total if how == "sum" else total / kept.size
+        x = np.where(kept, np.log(np.maximum(x, MIN_GEO_MEAN)), 0.0)
+    n = kept.sum(axis=-1)
+    total = np.cumsum(x, axis=-1)[..., -1] if x.shape[-1] else np.zeros(x.shape[:-1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = total if how == "sum" else total / n
+    return np.where(n > 0, np.exp(value) if how == "geometric" else value, np.nan)
 
 
 def trec_report(qrels, runs, names: Sequence[str], *, per_topic: bool = False, topics: str = "intersection",
@@ -184,30 +192,34 @@ def trec_report(qrels, runs, names: Sequence[str], *, per_topic: bool = False, t
     computed = compute(rankings, [line.measure for line in measured] + list(totals.values()), compat,
                        integer_rankings)
     scores = dict(zip(map(id, measured), computed))
-    summaries = {**scores, **dict(zip(totals, computed[len(measured):]))}
+    summed = {**scores, **dict(zip(totals, computed[len(measured):]))}
+    summaries = {id(line): _aggregate(summed[id(line)].value, rankings.present, line.measure.spec.average)
+                 for line in measured}
     out = []
     for s, run in enumerate(rankings.runs):
         present = rankings.present[s]
         if per_topic:
-            for t in np.flatnonzero(present):  # also a topic -J leaves empty, and with -c every qrels topic
-                for line in lines:
-                    if line.family.per_topic:
-                        text = (_relstring(rankings, s, t, line.length) if line.measure is None
-                                else _trec_value(scores[id(line)].value[s, t], line.family.integer))
-                        out.append(f"{line.name:<22}\t{rankings.topics[t]}\t{text}")
+            shown = [line for line in lines if line.family.per_topic]
+            texts = [None if line.measure is None else  # the run's values as printed, topic by topic
+                     [_trec_value(x, line.family.integer) for x in scores[id(line)].value[s].tolist()]
+                     for line in shown]
+            for t in np.flatnonzero(present).tolist():  # also a topic -J leaves empty, and with -c every qrels topic
+                topic = rankings.topics[t]
+                for line, text in zip(shown, texts):
+                    text = _relstring(rankings, s, t, line.length) if text is None else text[t]
+                    out.append(f"{line.name:<22}\t{topic}\t{text}")
         for line in lines:
             if not line.family.summary:
                 continue
             if line.measure is None:  # runid
                 out.append(f"{line.name:<22}\tall\t{runs[s].runid}")
                 continue
-            value = _aggregate(summaries[id(line)].value[s][present], line.measure.spec.average)
-            out.append(f"{line.name:<22}\tall\t{_trec_value(value, line.family.integer)}")
+            out.append(f"{line.name:<22}\tall\t{_trec_value(summaries[id(line)][s], line.family.integer)}")
     return "\n".join(out) + "\n"
 
 
 def _trec_value(value: float, integer: bool) -> str:
-    value = 0.0 if np.isnan(value) else float(value)
+    value = 0.0 if math.isnan(value) else float(value)
     return str(int(round(value))) if integer else f"{value:.4f}"
 
 

@@ -61,7 +61,23 @@ class View:
 
     def relevant(self, rel: float) -> np.ndarray:
         """(S, T, k) 0/1 float: judged grade >= rel."""
-        return (self.grade >= rel).astype(np.float64)
+        return self._once(("relevant", rel), lambda: (self.grade >= rel).astype(np.float64))
+
+    def found(self, rel: float) -> np.ndarray:
+        """(S, T, k) float: relevant documents (grade >= rel) in ranks 1..i."""
+        return self._once(("found", rel), lambda: np.cumsum(self.relevant(rel), axis=-1))
+
+    def precisions(self, rel: float) -> np.ndarray:
+        """(S, T, k) Prec@i for every rank i (relevance: grade >= rel)."""
+        return self._once(("precisions", rel), lambda: self.found(rel) / self.ranks)
+
+    def _once(self, key: tuple, make) -> np.ndarray:
+        """``make()``, computed once per view and key (many measures share a relevance level), read-only."""
+        cache = self.__dict__.setdefault("_cache", {})
+        if key not in cache:
+            cache[key] = make()
+            cache[key].flags.writeable = False
+        return cache[key]
 
     def R(self, rel: float) -> np.ndarray:
         """(T,) number of documents judged with grade >= rel."""
