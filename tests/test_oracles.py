@@ -531,3 +531,24 @@ def test_cast2021_runs_agree_with_pytrec_eval(capsys):
     compared = int(out.split("compared ")[1].split()[0])
     assert compared > 5 * 150 * 8, out
     COUNTS["pytrec_eval (CAsT 2021)"] += compared
+
+
+@pytest.mark.parametrize("topics", ["qrels", "intersection"])
+def test_undefined_values_in_the_mean(topics):
+    """AP of a topic with no relevant document (R = 0) is undefined: 0 in the mean by default, as
+    trec_eval counts it; left out of the mean with undefined="null". Worked by hand: t1 AP 1,
+    t2 undefined, t3 AP 1/2 (its relevant document second), t4 not retrieved (0 under the qrels'
+    topics, absent from the intersection); gm_map floors a 0 at 1e-5."""
+    qrels = {"t1": {"a": 1, "b": 0}, "t2": {"c": 0}, "t3": {"d": 1}, "t4": {"e": 1}}
+    run = {"s": {"t1": {"a": 2.0, "b": 1.0}, "t2": {"c": 1.0}, "t3": {"x": 1.0, "d": 0.5}}}
+    mean = lambda undefined, m="AP": next(r["value"] for r in evaluate(  # noqa: E731
+        qrels, run, [m], topics=topics, undefined=undefined) if r["topic"] == "all")
+    counted = [1, 0, 0.5] + ([0] if topics == "qrels" else [])
+    assert mean("zero") == pytest.approx(sum(counted) / len(counted))
+    defined = [1, 0.5] + ([0] if topics == "qrels" else [])
+    assert mean("null") == pytest.approx(sum(defined) / len(defined))
+    floors = [max(x, 1e-5) for x in counted]
+    assert mean("zero", "gm_map") == pytest.approx(math.exp(sum(map(math.log, floors)) / len(floors)))
+    per_topic = {r["topic"]: r["value"] for r in evaluate(qrels, run, ["AP"], topics=topics, undefined="null",
+                                                          per_topic=True)}
+    assert per_topic["t2"] is None and per_topic["t1"] == 1.0
