@@ -48,6 +48,7 @@ class View:
         self.ideal = rankings.ideal
         self.n_judged = rankings.n_judged
         self.max_grade = rankings.max_grade
+        self._cache: dict[tuple, np.ndarray] = {}  # see _once
 
     @cached_property
     def ranks(self) -> np.ndarray:
@@ -73,11 +74,10 @@ class View:
 
     def _once(self, key: tuple, make) -> np.ndarray:
         """``make()``, computed once per view and key (many measures share a relevance level), read-only."""
-        cache = self.__dict__.setdefault("_cache", {})
-        if key not in cache:
-            cache[key] = make()
-            cache[key].flags.writeable = False
-        return cache[key]
+        if key not in self._cache:
+            self._cache[key] = make()
+            self._cache[key].flags.writeable = False
+        return self._cache[key]
 
     def R(self, rel: float) -> np.ndarray:
         """(T,) number of documents judged with grade >= rel."""
