@@ -42,6 +42,11 @@ def _log2_discount(k: int) -> np.ndarray:
     return discount(np.arange(1, k + 1))
 
 
+def _precision_terms(v: View, rel: float) -> np.ndarray:
+    """b_i Prec@i at every rank i, a new array (AP's, SP's and YAAP's terms)."""
+    return v.relevant(rel) * v.precisions(rel)
+
+
 def precision(v: View, rel: float) -> Score:
     """P@k = (1/k) sum_{i<=k} b_i.
 
@@ -144,8 +149,7 @@ def average_precision(v: View, rel: float) -> Score:
     >>> round(score("AP", "$$---$----$-----$---", R=5), 4)
     0.6316
     """
-    terms = v.relevant(rel) * v.precisions(rel)  # b_i Prec@i
-    return Score(_div(_sum_in_order(terms, overwrite=True), v.R(rel)))
+    return Score(_div(_sum_in_order(_precision_terms(v, rel), overwrite=True), v.R(rel)))
 
 
 def sum_precision(v: View, rel: float) -> Score:
@@ -157,7 +161,7 @@ def sum_precision(v: View, rel: float) -> Score:
     >>> score("SP@3", [1, 0, 1])
     1.6666666666666665
     """
-    return Score((v.relevant(rel) * v.precisions(rel)).sum(axis=-1))
+    return Score(_precision_terms(v, rel).sum(axis=-1))
 
 
 def sn_ap(v: View, rel: float) -> Score:
@@ -169,8 +173,7 @@ def sn_ap(v: View, rel: float) -> Score:
     >>> score("SN-AP@5", [1, 0, 0, 0, 1])
     0.7
     """
-    b = v.relevant(rel)
-    return Score(_div((b * v.precisions(rel)).sum(axis=-1), b.sum(axis=-1)))
+    return Score(_div(_precision_terms(v, rel).sum(axis=-1), v.relevant(rel).sum(axis=-1)))
 
 
 def recall_cutoff(level, R, compat: str = "trec_eval"):
@@ -955,7 +958,7 @@ def yaap(v: View, rel: float) -> Score:
     >>> round(score("YAAP", [1, 0], R=1), 4)  # log(2 / 1)
     0.6931
     """
-    sp = _sum_in_order(v.relevant(rel) * v.precisions(rel), overwrite=True)
+    sp = _sum_in_order(_precision_terms(v, rel), overwrite=True)
     return Score(np.log((1.0 + sp) / (1.0 + v.R(rel) - sp)))
 
 

@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from rpdi.choices import TOPICS
-from rpdi.metrics.trec import InputError, Qrels, Run, to_numpy
+from rpdi.metrics.trec import InputError, Qrels, Run, string_offsets, to_numpy
 
 
 @dataclass(frozen=True)
@@ -273,8 +273,7 @@ def _byte_order(strings, codes: np.ndarray) -> np.ndarray:
     >>> _byte_order(pa.array(["b", "ab", "a", "é", "z", "a\\x00"]), np.arange(6)).tolist()
     [2, 5, 1, 0, 4, 3]
     """
-    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int32, count=len(strings) + 1,
-                            offset=4 * strings.offset)
+    offsets = string_offsets(strings)
     start, size = offsets[codes], offsets[codes + 1] - offsets[codes]
     width = -(-max(int(size.max()) if len(codes) else 0, 1) // 8) * 8  # whole 64-bit words
     if len(codes) * width > SORT_BYTES:

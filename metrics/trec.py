@@ -47,6 +47,12 @@ def to_numpy(array) -> np.ndarray:
                          offset=array.offset * dtype.itemsize)
 
 
+def string_offsets(strings) -> np.ndarray:
+    """The len + 1 int32 offsets of a pyarrow string array's entries into its data buffer, zero-copy
+    (a slice's too: they point into the whole buffer)."""
+    return np.frombuffer(strings.buffers()[1], dtype=np.int32, count=len(strings) + 1, offset=4 * strings.offset)
+
+
 _NUMERIC = {"double": "float64", "float": "float32", "int8": "int8", "int16": "int16", "int32": "int32",
             "int64": "int64", "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64"}
 
@@ -437,8 +443,7 @@ def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool,
 
 def _has_empty_string(strings) -> bool:
     """Whether a pyarrow string array holds an empty string (two equal offsets)."""
-    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int32, count=len(strings) + 1,
-                            offset=4 * strings.offset)
+    offsets = string_offsets(strings)
     return bool((offsets[1:] == offsets[:-1]).any())
 
 

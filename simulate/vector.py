@@ -135,12 +135,10 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
     # time on (rank ``switched``), each user's time so far is carried in ``spent``.
     elapsed, spent, switched = [0.0], None, None
 
-    def stopping(stop: np.ndarray, live: np.ndarray, n: np.ndarray, depth: float,
-                 keep: np.ndarray | None = None) -> None:
-        """The users of the rows where ``stop`` is True (``keep`` False, if given: ~stop) stop at
-        ``depth`` and leave the rows."""
+    def stopping(keep: np.ndarray, live: np.ndarray, n: np.ndarray, depth: float) -> None:
+        """The users of the rows where ``keep`` is False stop at ``depth`` and leave the rows."""
         nonlocal uid, state, spent
-        where = np.flatnonzero(stop)
+        where = np.flatnonzero(~keep)
         if not where.size:
             return
         gone = uid[where]
@@ -150,8 +148,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
         if live.size == 1:
             counts[live] -= where.size
         else:
-            counts[live] -= np.add.reduceat(stop.view(np.uint8), np.cumsum(n) - n, dtype=np.intp)
-        keep = ~stop if keep is None else keep
+            counts[live] = np.add.reduceat(keep.view(np.uint8), np.cumsum(n) - n, dtype=np.intp)
         uid = uid[keep]
         if constant is None:
             state = state[keep]
@@ -172,7 +169,8 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
         tail = length[live] < i if i > shortest else None
         if tail is not None and tail.any():  # users past their list's end, in a zero-gain tail: some may never stop
             gone = np.broadcast_to(np.asarray(model.absorbed(here, i), dtype=bool), here.shape)
-            stopping(np.repeat(tail & gone, n) if constant is not None else np.repeat(tail, n) & gone, live, n, np.inf)
+            stopping(~(np.repeat(tail & gone, n) if constant is not None else np.repeat(tail, n) & gone), live, n,
+                     np.inf)
             if not counts.any():
                 break
             live, n, here = lanes_now()
@@ -209,7 +207,7 @@ def _lockstep(model: BrowsingModel, lanes: list) -> list[tuple[np.ndarray, np.nd
             ends = i >= length[live]
             if ends.any():
                 cont &= ~np.repeat(ends, n)
-        stopping(~cont, live, n, i, keep=cont)
+        stopping(cont, live, n, i)
     finite = np.isfinite(N_out)
     early = finite if switched is None else finite & (N_out < switched)
     spent_out[early] = np.asarray(elapsed)[N_out[early].astype(np.intp)]
