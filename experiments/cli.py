@@ -206,7 +206,7 @@ def _collection(args):
 
 def _cmd_eval(args) -> str:
     from rpdi.metrics.evaluate import evaluate, expand, trec_report
-    from rpdi.metrics.trec import InputError
+    from rpdi.metrics.errors import InputError
 
     _refuse_models_of_ones_own(args.measures)
     expand(args.measures, args.relevance_level)  # malformed measures are reported before the files are read
@@ -232,7 +232,7 @@ def _cmd_eval(args) -> str:
 
 def _refuse_models_of_ones_own(measures) -> None:
     """A model of one's own has no closed form: say so before any file is read."""
-    from rpdi.metrics.trec import InputError
+    from rpdi.metrics.errors import InputError
     from rpdi.usermodels.plugin import is_plugin
 
     for m in measures:
@@ -243,7 +243,7 @@ def _refuse_models_of_ones_own(measures) -> None:
 
 def _cmd_simulate(args) -> str:
     from rpdi.experiments.report import Summary
-    from rpdi.metrics.trec import InputError
+    from rpdi.metrics.errors import InputError
     from rpdi.simulate.check import describe, simulate
     from rpdi.simulate.settings import check_settings
     from rpdi.usermodels import model_for
@@ -292,7 +292,7 @@ def _cmd_compare(args) -> str:
     from rpdi.experiments import compare_plots
     from rpdi.experiments.compare import (FIELDS, POWER_FIELDS, USER_FIELDS, compare, discriminative_power,
                                           format_power, format_table)
-    from rpdi.metrics.trec import InputError
+    from rpdi.metrics.errors import InputError
     from rpdi.simulate.settings import check_settings
 
     from rpdi.metrics.evaluate import expand
@@ -342,7 +342,7 @@ def _cmd_properties(args) -> str:
     from rpdi.usermodels.plugin import is_plugin
     from rpdi.usermodels.properties import analyse_model
 
-    from rpdi.metrics.trec import InputError
+    from rpdi.metrics.errors import InputError
 
     records = []
     for text in args.measures:
@@ -387,7 +387,7 @@ FIT_FIELDS = ("model", "fitted", "parameters", "loglik", "perplexity", "train_lo
 
 def _cmd_fit(args) -> str:
     from rpdi.metrics.clicklogs import read_clicklog
-    from rpdi.metrics.trec import InputError
+    from rpdi.metrics.errors import InputError
     from rpdi.usermodels.clickmodels import METRIC_USERS, STANDARD, click_model, fit_and_evaluate
 
     models = args.models or list(METRIC_USERS + STANDARD)
@@ -520,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
         # no linear algebra in eval: OpenBLAS, loaded with numpy, would start a thread per core
         # for nothing (30 ms of wall time and 50 ms of CPU time on 2 cores, more on more)
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from rpdi.metrics.trec import InputError
+    from rpdi.metrics.errors import InputError
 
     try:
         with warnings.catch_warnings(record=True) as caught:

@@ -18,7 +18,7 @@ from rpdi.metrics.measures import Measure, parse_measure
 from rpdi.metrics.rankings import build_rankings
 from rpdi.metrics.significance import (FIELDS, bootstrap_interval, compare_scores, discriminative_power,
                                        keyed_rng, pairs_of, t_interval)
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 from rpdi.metrics.view import View
 from rpdi.usermodels import MODELS, model_for
 

@@ -1,7 +1,7 @@
 """Experiment configs: TOML validated with pydantic, expanded into measure names.
 
 A mistake (a misspelt or misplaced key, a wrong type, a bad measure, a missing file) raises
-:class:`metrics.trec.InputError` with one line naming the key path, e.g. ``experiment.sed``.
+:class:`metrics.errors.InputError` with one line naming the key path, e.g. ``experiment.sed``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from rpdi.choices import CORRECTIONS, INTERVALS, TESTS
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 from rpdi.simulate.settings import Settings, validation_message
 from rpdi.usermodels.plugin import is_plugin
 

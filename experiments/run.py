@@ -10,7 +10,7 @@ from importlib import resources
 from rpdi.experiments.config import expand_measures, load_config
 from rpdi.experiments.report import Summary, write_report
 from rpdi.experiments.runner import confirm_cell, execute, plan
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 from rpdi.simulate import check
 
 SHIPPED = ("validate_core", "rbp_paper", "metric_agreement", "template")

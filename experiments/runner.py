@@ -26,7 +26,8 @@ import numpy as np
 
 from rpdi.experiments.config import Config, expand_measures
 from rpdi.experiments.store import write_atomic
-from rpdi.metrics.trec import InputError, run_name
+from rpdi.metrics.errors import InputError
+from rpdi.metrics.trec import run_name
 from rpdi.simulate.progress import progress_bar
 
 

@@ -8,7 +8,8 @@ This package knows nothing of users or simulation.
 from rpdi.metrics.evaluate import evaluate, load_qrels, load_runs, rankings_from_grades, score
 from rpdi.metrics.measures import MEASURES, Measure, parse_measure
 from rpdi.metrics.rankings import Rankings, build_rankings
-from rpdi.metrics.trec import InputError, Qrels, Run, read_qrels, read_run
+from rpdi.metrics.errors import InputError
+from rpdi.metrics.trec import Qrels, Run, read_qrels, read_run
 
 __all__ = ["evaluate", "score", "load_qrels", "load_runs", "rankings_from_grades", "MEASURES",
            "Measure", "parse_measure", "Rankings", "build_rankings", "InputError", "Qrels", "Run",

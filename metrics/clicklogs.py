@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 
 _TOKEN = re.compile(rb"[^\s,;:]+|[;:]")
 

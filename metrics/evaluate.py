@@ -13,8 +13,8 @@ from rpdi.metrics.measures import (Measure, TrecFamily, TrecLine, parse_measure,
                                    trec_lines)
 from rpdi.metrics.rankings import Rankings, build_rankings, truncate
 from rpdi.metrics.rankings import judged_only as judged_only_rankings
-from rpdi.metrics.trec import (InputError, Qrels, Run, qrels_from_dict, read_qrels, read_run, read_runs,
-                               run_from_dict)
+from rpdi.metrics.errors import InputError
+from rpdi.metrics.trec import Qrels, Run, qrels_from_dict, read_qrels, read_run, read_runs, run_from_dict
 from rpdi.metrics.view import Score, View
 
 
@@ -264,7 +264,7 @@ def rankings_from_grades(grades, judged=None, R: int | None = None, judged_grade
         judged_grades = list(g[j])
         missing = 0 if R is None else R - int((g[j] >= 1).sum())
         if missing < 0:
-            raise ValueError("R is smaller than the relevant documents in the ranking")
+            raise InputError(f"R={R} is smaller than the {R - missing} relevant documents in the ranking")
         judged_grades += [1.0] * missing
     ideal = -np.sort(-np.asarray(judged_grades, dtype=np.float64))
     top = float(ideal.max(initial=0.0)) if max_grade is None else max_grade

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from rpdi.metrics import closed_forms as cf
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 
 
 @dataclass(frozen=True)

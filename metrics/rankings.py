@@ -20,7 +20,8 @@ from typing import Sequence
 import numpy as np
 
 from rpdi.choices import TOPICS
-from rpdi.metrics.trec import InputError, Qrels, Run, string_offsets, to_numpy
+from rpdi.metrics.errors import InputError
+from rpdi.metrics.trec import Qrels, Run, string_offsets, to_numpy
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ import numpy as np
 from scipy import stats
 
 from rpdi.choices import CORRECTIONS, TESTS
+from rpdi.metrics.errors import InputError
 
 FIELDS = ("run_a", "run_b", "measure", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "statistic",
           "p", "p_adjusted", "significant", "effect_size", "topics")
@@ -226,7 +227,7 @@ def adjust(p: np.ndarray, method: str) -> np.ndarray:
     if method == "bonferroni":
         return np.minimum(1.0, m * p)
     if method != "holm":
-        raise ValueError(f"unknown correction {method!r}")
+        raise InputError(f"unknown correction {method!r}")
     order = np.argsort(p, kind="stable")
     stepped = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
     out = np.empty(m)
@@ -279,9 +280,9 @@ def compare_scores(X: np.ndarray, runs: Sequence[str], measure: str, *, baseline
     by (seed, measure, purpose), so a measure's results do not depend on the others compared.
     """
     if test not in TESTS:
-        raise ValueError(f"unknown test {test!r}")
+        raise InputError(f"unknown test {test!r}")
     if correction not in CORRECTIONS:
-        raise ValueError(f"unknown correction {correction!r}")
+        raise InputError(f"unknown correction {correction!r}")
     interval = interval or ("t" if test == "t" else "bca")
     X = np.asarray(X, dtype=np.float64)
     R, T = X.shape

@@ -28,9 +28,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-
-class InputError(ValueError):
-    """Bad input: the message is one line naming the file, line, key or measure at fault."""
+from rpdi.metrics.errors import InputError
 
 
 def to_numpy(array) -> np.ndarray:

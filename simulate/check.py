@@ -27,7 +27,7 @@ import numpy as np
 
 from rpdi.metrics.evaluate import compute, load_qrels, load_runs
 from rpdi.metrics.rankings import build_rankings
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 from rpdi.metrics.view import Score, View
 from rpdi.simulate import agents, vector
 from rpdi.simulate.estimators import Moments

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rpdi.metrics.errors import InputError
+
 _VARS = ("g", "n", "c", "r")
 
 
@@ -77,7 +79,7 @@ class Moments:
             mean, var = self.mean_var(key)
             return mean, np.sqrt(var / n)
         if aggregation != "rate":
-            raise ValueError(f"unknown aggregation {aggregation!r}")
+            raise InputError(f"unknown aggregation {aggregation!r}")
         (mg, vg), (mn, vn) = self.mean_var("g"), self.mean_var("n")
         if mn == 0:
             return 0.0, 0.0

@@ -6,7 +6,7 @@ same mistake gets the same message wherever it is made.
 >>> check_settings({"seed": -1}, prefix="--")
 Traceback (most recent call last):
 ...
-rpdi.metrics.trec.InputError: --seed: Input should be greater than or equal to 0
+rpdi.metrics.errors.InputError: --seed: Input should be greater than or equal to 0
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rpdi.choices import CONVENTIONS, ENGINES, TOPICS
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 
 
 class Settings(BaseModel):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 from rpdi.simulate.ranking import BLOCK
 
 TIME_LIMIT = 2000.0  # seconds of simulation on one core run without --force

@@ -59,7 +59,7 @@ COMMANDS = {
                  "--no-stderr", "--format", "json"],
 }
 EXPERIMENTS = ("validate_core", "rbp_paper", "metric_agreement", "template")
-UNSTABLE = re.compile(r"seconds|elapsed|version|took |\d+(\.\d+)? ?s\b|wall|rpdi \d|numpy|scipy|python",
+UNSTABLE = re.compile(r"\d+%\||/s\]|seconds|elapsed|version|took |\d+(\.\d+)? ?s\b|wall|rpdi \d|numpy|scipy|python",
                       re.IGNORECASE)
 RESULT_FILES = ("*.csv", "*.json", "*.md", "tasks.txt")
 
@@ -70,6 +70,7 @@ def _run(args: list[str], cwd: str) -> str:
 
 
 def _stable(text: str) -> str:
+    """The text with its lines of timings, versions and progress (shown when a step is slow) marked."""
     return "\n".join("(unstable line)" if UNSTABLE.search(line) else line for line in text.splitlines())
 
 

@@ -260,7 +260,7 @@ def test_experiment_compare_section(tmp_path):
 
 def test_experiment_compare_bad_baseline(tmp_path):
     from rpdi.experiments.run import run_experiment
-    from rpdi.metrics.trec import InputError
+    from rpdi.metrics.errors import InputError
 
     config = tmp_path / "c.toml"
     config.write_text(f'[experiment]\nname = "c"\nusers = 0\n[data]\nqrels = "{CAST2021_QRELS}"\n'

@@ -350,7 +350,7 @@ def deadline(seconds):
 
 
 def test_unbounded_work_is_refused_with_the_estimate(data, capsys, monkeypatch):
-    from rpdi.metrics.trec import InputError
+    from rpdi.metrics.errors import InputError
     from rpdi.simulate import simulate, work
 
     with deadline(20):

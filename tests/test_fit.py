@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rpdi.metrics.clicklogs import ClickLog, read_clicklog
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 from rpdi.usermodels.clickmodels import evaluate, fit
 
 

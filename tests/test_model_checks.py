@@ -13,7 +13,7 @@ import pytest
 
 from rpdi.experiments.cli import main as rpdi_main
 from rpdi.metrics import build_rankings, load_qrels, load_runs
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 from rpdi.usermodels import exact, model_for
 
 # A user with two states (0: fresh, 1: has seen a relevant document); ``BAD`` is spliced into the

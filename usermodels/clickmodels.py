@@ -69,7 +69,7 @@ import numpy as np
 from scipy import optimize
 
 from rpdi.metrics.clicklogs import ClickLog
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 from rpdi.usermodels.base import BrowsingModel
 from rpdi.usermodels.clickpasses import (exam_index, forward, independent_marginal, independent_q, marginal,
                                          sample_automaton)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rpdi.metrics.rankings import Rankings
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 from rpdi.metrics.view import View
 from rpdi.usermodels.base import At, BrowsingModel
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from rpdi.choices import CONVENTIONS
 from rpdi.metrics.rankings import Rankings
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 from rpdi.metrics.view import View
 from rpdi.usermodels.base import At, BrowsingModel
 
@@ -72,7 +72,7 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
     """
     horizon = model.horizon if horizon is None else horizon
     if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {CONVENTIONS}, not {convention!r}")
+        raise InputError(f"convention must be one of {CONVENTIONS}, not {convention!r}")
     view = View(rankings, model.k)
     S = view.grade.shape[0]
     tail_max = model.gains(np.full(view.grade.shape[:2] + (1,), view.max_grade), view)

@@ -20,7 +20,7 @@ import os
 import re
 
 from rpdi.metrics.measures import MeasureSpec, Param, parse_measure
-from rpdi.metrics.trec import InputError
+from rpdi.metrics.errors import InputError
 from rpdi.usermodels.base import BrowsingModel
 
 _PLUGIN = re.compile(r"^(?P<path>.+?\.py):(?P<name>[A-Za-z_]\w*)(?P<rest>.*)$")
