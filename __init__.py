@@ -20,7 +20,7 @@ from importlib import import_module
 
 # where each short-API name lives; imported on first use, so that ``import rpdi.metrics`` (and
 # the ``rpdi`` command's start-up) does not import the simulator and experiment runner (scipy)
-_HOMES = {"evaluate": "rpdi.metrics", "score": "rpdi.metrics", "load_qrels": "rpdi.metrics",
+_HOMES = {"evaluate": "rpdi.usermodels", "score": "rpdi.usermodels", "load_qrels": "rpdi.metrics",
           "load_runs": "rpdi.metrics", "parse_measure": "rpdi.metrics", "exact": "rpdi.usermodels",
           "model_for": "rpdi.usermodels", "run_experiment": "rpdi.experiments.run",
           "compare": "rpdi.experiments.compare"}

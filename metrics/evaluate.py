@@ -100,9 +100,9 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
              topics: str = "qrels", undefined: str = "zero", average: str = "macro",
              compat: str = "trec_eval", max_docs: int | None = None, judged_only: bool = False,
              relevance_level: float = 1) -> list[dict]:
-    """Evaluate runs with closed-form measures; a list of flat records.
+    """Evaluate runs with measures; a list of flat records.
 
-    Each record is ``{"run", "topic", "measure", "value", "residual"}``: one per (run, measure)
+    Each record is ``{"run", "topic", "measure", "value", "residual", "method"}``: one per (run, measure)
     with topic ``"all"`` (the mean over the evaluated topics; the sum for counts, the geometric
     mean for gm_map and gm_bpref) and, with ``per_topic``, one per topic before it.
     ``undefined="zero"`` reports undefined values (R = 0 for normalised measures) as 0 like
@@ -110,10 +110,13 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
     numerators and denominators of ratio measures (P, R, ...). ``compat="pytrec_eval"`` gives
     trec_eval 9.x's numbers as pytrec_eval computes them (float32 scores, the old interpolation
     rule); ``max_docs``, ``judged_only`` and ``relevance_level`` are trec_eval's -M, -J and -l.
+    ``method`` says how the value was found: ``closed_form``, or ``exact`` for a measure declared
+    by its browsing model alone (its exact expectation; :mod:`usermodels.scoring`, through which
+    ``rpdi.evaluate`` also takes models of one's own).
 
     >>> evaluate({"q1": {"a": 1, "b": 0}}, {"sys": {"q1": {"a": 2.0, "b": 1.0}}}, ["P@2", "recip_rank"])
-    [{'run': 'sys', 'topic': 'all', 'measure': 'P@2', 'value': 0.5, 'residual': None}, \
-{'run': 'sys', 'topic': 'all', 'measure': 'recip_rank', 'value': 1.0, 'residual': None}]
+    [{'run': 'sys', 'topic': 'all', 'measure': 'P@2', 'value': 0.5, 'residual': None, 'method': 'closed_form'}, \
+{'run': 'sys', 'topic': 'all', 'measure': 'recip_rank', 'value': 1.0, 'residual': None, 'method': 'closed_form'}]
     """
     if undefined not in UNDEFINED:
         raise InputError(f"undefined: expected one of {', '.join(UNDEFINED)}, not {undefined!r}")
@@ -138,11 +141,11 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
             residual = None if score.residual is None else score.residual[s]
             if per_topic:
                 for t in np.flatnonzero(present):
-                    records.append(_record(run, rankings.topics[t], m.text, value[t],
+                    records.append(_record(run, rankings.topics[t], m, value[t],
                                            None if residual is None else residual[t], undefined))
             mean = means[s] if means is not None else _ratio(score.num[s][present].sum(), score.den[s][present].sum())
             mean_res = None if residual is None else float(residual[present].mean()) if present.any() else None
-            records.append(_record(run, "all", m.text, mean, mean_res, undefined))
+            records.append(_record(run, "all", m, mean, mean_res, undefined))
     return records
 
 
@@ -238,12 +241,12 @@ def _ratio(num: float, den: float) -> float:
     return float(num / den) if den else np.nan
 
 
-def _record(run, topic, measure, value, residual, undefined) -> dict:
+def _record(run, topic, measure: Measure, value, residual, undefined) -> dict:
     value = float(value)
     if np.isnan(value):
         value = 0.0 if undefined == "zero" else None
-    return {"run": run, "topic": str(topic), "measure": measure, "value": value,
-            "residual": None if residual is None else float(residual)}
+    return {"run": run, "topic": str(topic), "measure": measure.text, "value": value,
+            "residual": None if residual is None else float(residual), "method": measure.spec.method}
 
 
 def rankings_from_grades(grades, judged=None, R: int | None = None, judged_grades=None,
@@ -275,13 +278,13 @@ def rankings_from_grades(grades, judged=None, R: int | None = None, judged_grade
                     np.array([ideal.size]), top)
 
 
-def score(measure: str, grades, compat: str = "trec_eval", **kwargs) -> float:
+def score(measure: str | Measure, grades, compat: str = "trec_eval", **kwargs) -> float:
     """One measure on one ranking given as grades (see :func:`rankings_from_grades`);
     ``compat="pytrec_eval"`` for trec_eval 9.x's interpolation rule.
 
     >>> round(score("RBP(p=0.8)", "$$---$----$-----$---"), 4)
     0.4526
     """
-    m = parse_measure(measure)
+    m = measure if isinstance(measure, Measure) else parse_measure(measure)
     value = m.compute(View(rankings_from_grades(grades, **kwargs), m.depth, compat)).value[0, 0]
     return float(value)

@@ -47,10 +47,18 @@ class MeasureSpec:
     extra: dict = field(default_factory=dict)  # fixed keyword arguments of compute
     average: str = "mean"  # across topics: "mean", "sum" (counts) or "geometric" (trec_eval gm_*)
     model: bool = True  # False: no browsing model exists (bpref, infAP, ...; user_model says why)
+    method: str = "closed_form"  # "exact": compute is a browsing model's exact expectation (no closed form)
 
     def describe(self) -> str:
         params = ", ".join(f"{p.name}={p.default!r}" for p in self.params)
         return f"{self.name}({params})" if params else self.name
+
+    def measure(self, params: dict, cutoff: int | float | None = None) -> "Measure":
+        """The measure with these parameter values (the others at their defaults) and cutoff,
+        checked as a measure name is: ``spec.measure({"p": 0.9}, 10)`` is ``RBP(p=0.9)@10``."""
+        given = ",".join(f"{key}={value!r}" for key, value in params.items())
+        text = self.name + (f"({given})" if given else "") + ("" if cutoff is None else f"@{cutoff}")
+        return parse_measure(text, {self.name: self})
 
     @property
     def formula(self) -> str:

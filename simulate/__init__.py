@@ -6,6 +6,7 @@ The package is itself callable: ``rpdi.simulate(qrels, runs, measures, ...)`` is
 reachable as usual.
 """
 
+import inspect
 import sys
 import types
 
@@ -19,5 +20,6 @@ class _CallablePackage(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _CallablePackage
+__signature__ = inspect.signature(simulate)  # what inspect and help() show for rpdi.simulate(...)
 
 __all__ = ["simulate", "simulate_ranking", "Moments"]

@@ -341,7 +341,7 @@ def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic
               progress: bool = False, force: bool = False) -> tuple[list[dict], list, list[dict]]:
     """:func:`simulate` on built :class:`metrics.rankings.Rankings` and models; also returns each
     model's :class:`usermodels.exact.Expectations` and the verdict's cells (:func:`verdict`)."""
-    closed = [compute(rankings, [model.measure])[0] if model.measure.spec.compute is not None
+    closed = [compute(rankings, [model.measure])[0] if model.measure.spec.method == "closed_form"
               else Score(np.full(rankings.present.shape, np.nan)) for model in models]
     records, cells = [], []
     sampling = bool(users or target_stderr)

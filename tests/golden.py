@@ -11,7 +11,6 @@ experiments' result files (the lines that state timings or versions are left out
 
 from __future__ import annotations
 
-import difflib
 import glob
 import os
 import re
@@ -61,6 +60,7 @@ COMMANDS = {
 EXPERIMENTS = ("validate_core", "rbp_paper", "metric_agreement", "template")
 UNSTABLE = re.compile(r"\d+%\||/s\]|seconds|elapsed|version|took |\d+(\.\d+)? ?s\b|wall|rpdi \d|numpy|scipy|python",
                       re.IGNORECASE)
+UNSTABLE_MARK = "(unstable line)"  # left out of the comparison: how many there are depends on the load too
 RESULT_FILES = ("*.csv", "*.json", "*.md", "tasks.txt")
 
 
@@ -71,7 +71,7 @@ def _run(args: list[str], cwd: str) -> str:
 
 def _stable(text: str) -> str:
     """The text with its lines of timings, versions and progress (shown when a step is slow) marked."""
-    return "\n".join("(unstable line)" if UNSTABLE.search(line) else line for line in text.splitlines())
+    return "\n".join(UNSTABLE_MARK if UNSTABLE.search(line) else line for line in text.splitlines())
 
 
 def record(out: str) -> None:
@@ -111,11 +111,13 @@ def check(expected: str) -> int:
                 bad += 1
                 continue
             with open(a) as fa, open(b) as fb:
-                old, new = fa.read().splitlines(), fb.read().splitlines()
+                old, new = ([line for line in f.read().splitlines() if line != UNSTABLE_MARK] for f in (fa, fb))
             if old != new:
                 bad += 1
-                print(f"{name}: differs")
-                print("\n".join(list(difflib.unified_diff(old, new, lineterm="", n=1))[:20]))
+                first = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+                print(f"{name}: differs from line {first + 1} ({len(old)} lines recorded, {len(new)} now)")
+                print("\n".join(f"- {line}" for line in old[first:first + 5]))
+                print("\n".join(f"+ {line}" for line in new[first:first + 5]))
         print(f"{len(names) - bad} of {len(names)} outputs the same")
         if bad and len(sys.argv) > 3:
             shutil.copytree(actual, sys.argv[3], dirs_exist_ok=True)

@@ -1,7 +1,8 @@
 """Browsing models: every metric as an explicit stochastic user, and its exact expectations.
 
 ``model_for("RBP(p=0.8)")`` gives the browsing model behind a measure name (the same name
-``rpdi eval`` takes); ``exact(model, rankings)`` its exact expectations.
+``rpdi eval`` takes); ``exact(model, rankings)`` its exact expectations; ``evaluate`` and
+``score`` take any model as a measure (:mod:`usermodels.scoring`).
 """
 
 from rpdi.choices import CONVENTIONS
@@ -22,6 +23,7 @@ from rpdi.usermodels.rbp import RBP
 from rpdi.usermodels.rbp2 import RBP2
 from rpdi.usermodels.rr import ReciprocalRank
 from rpdi.usermodels.rr2 import RR2
+from rpdi.usermodels.scoring import ExactValue, evaluate, resolve, score
 from rpdi.usermodels.tbg import TBG
 
 MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [
@@ -30,12 +32,20 @@ MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [
 ]}
 
 
-def model_for(measure: str | Measure) -> BrowsingModel:
-    """The browsing model behind a measure name (or ``path.py:Class(...)@k``, a model of one's
-    own: see :mod:`usermodels.plugin`); InputError if the measure has none."""
+def model_for(measure, base: str | None = None) -> BrowsingModel:
+    """The browsing model behind a measure: a name (``RBP(p=0.8)``, the same name ``rpdi eval``
+    takes), a model of one's own named by file or module (``path.py:Class(...)@k``, a file
+    relative to ``base`` first: see :mod:`usermodels.plugin`), a :class:`Measure`, or a
+    BrowsingModel class or instance; InputError if the measure has no browsing model."""
+    if isinstance(measure, BrowsingModel):
+        return measure
+    if isinstance(measure, type) and issubclass(measure, BrowsingModel):
+        return measure()
     if isinstance(measure, str) and is_plugin(measure):
-        return load_plugin(measure)
+        return load_plugin(measure, base)
     m = parse_measure(measure) if isinstance(measure, str) else measure
+    if isinstance(m.spec.compute, ExactValue):  # declared by its model
+        return m.spec.compute.model_class(m)
     cls = MODELS.get(m.spec.name)
     if cls is None:
         raise InputError(f"measure {m.text!r}: {m.spec.name} has no browsing model; it can be "
@@ -43,5 +53,5 @@ def model_for(measure: str | Measure) -> BrowsingModel:
     return cls(m)
 
 
-__all__ = ["MODELS", "model_for", "exact", "Expectations", "AGGREGATIONS", "CONVENTIONS",
+__all__ = ["MODELS", "model_for", "evaluate", "score", "resolve", "exact", "Expectations", "AGGREGATIONS", "CONVENTIONS",
            "BrowsingModel", "Branch", "At", "geometric"]

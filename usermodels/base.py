@@ -18,7 +18,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from rpdi.metrics.measures import MEASURES, Measure, parse_measure
+from rpdi.metrics.measures import MEASURES, Measure, MeasureSpec, Param, parse_measure
 from rpdi.metrics.view import View
 
 
@@ -81,11 +81,34 @@ class BrowsingModel:
         if spec is not None and "rule" not in vars(cls):
             cls.rule, cls.citation = spec.user_model, spec.citation
 
-    def __init__(self, measure: Measure | str):
+    def __init__(self, measure: Measure | str | None = None, /, *, cutoff: int | None = None, **params):
+        """``RBP("RBP(p=0.9)@10")`` or ``RBP(p=0.9, cutoff=10)``: the model of a measure named or
+        parsed, or of the class's own declaration with these parameters (unknown ones and values
+        out of range raise InputError, as in a measure name)."""
+        if measure is None:
+            measure = self.declaration().measure(params, cutoff)
+        elif params or cutoff is not None:
+            raise TypeError(f"{type(self).__name__}: give a measure or parameters, not both")
         self.measure = parse_measure(measure) if isinstance(measure, str) else measure
         self.k = self.measure.depth
         for name, value in self.measure.params.items():
             setattr(self, name, value)
+
+    @classmethod
+    def declaration(cls) -> MeasureSpec:
+        """The measure this model is the user of: the declared measure its class names in
+        ``measure_name`` (a closed form exists), else one declared from the class itself: named
+        after the class, with ``parameters`` (their types follow the defaults), ``rule`` and
+        ``citation``, and no closed form (its value is the model's exact expectation)."""
+        spec = MEASURES.get(vars(cls).get("measure_name"))
+        if spec is not None:
+            return spec
+        from rpdi.usermodels.scoring import ExactValue
+
+        params = tuple(Param(key, type(default), default, f"{cls.__name__} parameter")
+                       for key, default in getattr(cls, "parameters", {}).items())
+        return MeasureSpec(cls.__name__, ExactValue(cls), params, "optional", getattr(cls, "rule", cls.__name__),
+                           getattr(cls, "citation", "a model of one's own"), method="exact")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.measure.text!r})"

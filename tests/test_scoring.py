@@ -1,0 +1,127 @@
+"""usermodels.scoring and usermodels.plugin: every browsing model is a measure, however it is named.
+
+A model with no closed form is valued by its exact expectation; the values are checked against
+hand computations of the user's sessions, and the ways of naming a model (a file relative to the
+working directory or a config, a module path, the class, an instance) against each other.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+
+import numpy as np
+import pytest
+
+import rpdi
+from rpdi.metrics.errors import InputError
+from rpdi.usermodels import RBP, model_for
+from rpdi.usermodels.examples.two_strikes import TwoStrikes
+from rpdi.usermodels.plugin import load_plugin
+from rpdi.usermodels.scoring import resolve
+
+MODULE = "rpdi.usermodels.examples.two_strikes:TwoStrikes"
+EXAMPLE = os.path.join(os.path.dirname(inspect.getfile(TwoStrikes)), "two_strikes.py")
+
+
+def two_strikes_by_hand(grades, n, k=None):
+    """E[G]/E[N] of the deterministic user who stops after n non-relevant documents in a row (or
+    at rank k), the ranking padded with non-relevant documents: its one session, read rank by rank."""
+    grades = list(grades) + [0] * (n + 1)
+    gain = misses = read = 0
+    for g in grades:
+        read += 1
+        gain += g >= 1
+        misses = 0 if g >= 1 else misses + 1
+        if misses == n or read == k:
+            return gain / read
+
+
+@pytest.mark.parametrize("grades", [[1, 0, 0, 1], [0, 0], [1, 1, 1], [0, 1, 0, 1, 0, 0, 1], [0], []])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_a_model_of_ones_own_scores_its_exact_expectation(grades, n):
+    expected = two_strikes_by_hand(grades, n)
+    for named in (TwoStrikes(n=n), f"{MODULE}(n={n})", f"{EXAMPLE}:TwoStrikes(n={n})"):
+        assert rpdi.score(named, grades) == pytest.approx(expected, abs=1e-12), named
+
+
+def test_the_class_is_the_model_at_its_defaults():
+    assert rpdi.score(TwoStrikes, [1, 0, 0, 1]) == rpdi.score(TwoStrikes(n=2), [1, 0, 0, 1])
+
+
+def test_a_built_in_model_given_as_an_instance_keeps_its_closed_form():
+    m = RBP(p=0.8, cutoff=10)
+    assert m.measure.text == "RBP(p=0.8)@10" and m.k == 10
+    assert rpdi.score(m, [1, 1, 0, 1]) == rpdi.score("RBP(p=0.8)@10", [1, 1, 0, 1])
+    assert resolve(m).spec.method == "closed_form"
+
+
+def test_parameters_of_a_model_are_checked_as_in_a_name():
+    with pytest.raises(InputError, match="TwoStrikes has no parameter 'm'"):
+        TwoStrikes(m=2)
+    with pytest.raises(InputError, match="p=1.5 out of range"):
+        RBP(p=1.5)
+    with pytest.raises(TypeError, match="not both"):
+        RBP("RBP(p=0.5)", p=0.8)
+
+
+def test_evaluate_says_which_values_are_exact_and_gives_the_tails_interval():
+    qrels = {"q1": {"a": 1, "b": 0, "c": 1}, "q2": {"d": 1}}
+    runs = {"sys": {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"x": 2.0, "d": 1.0}}}
+    records = rpdi.evaluate(qrels, runs, [TwoStrikes(n=2), "P@2"], per_topic=True)
+    own = {r["topic"]: r for r in records if r["measure"] == "TwoStrikes(n=2)"}
+    assert {r["method"] for r in own.values()} == {"exact"}
+    assert {r["method"] for r in records if r["measure"] == "P@2"} == {"closed_form"}
+    # q1 reads a, b, c and the tail: c relevant resets the count, so the user reads two unknown
+    # documents: valued as non-relevant, 2 gains in 5 documents; at most, the tail is relevant
+    # all the way to the horizon, and the interval's width is what the tail can add
+    assert own["q1"]["value"] == pytest.approx(2 / 5)
+    assert own["q1"]["residual"] > 0.5
+    # q2: x (miss), d (relevant), then two unknown documents: 1 gain in 4
+    assert own["q2"]["value"] == pytest.approx(1 / 4)
+    assert own["all"]["value"] == pytest.approx((2 / 5 + 1 / 4) / 2)
+
+
+def test_a_file_is_found_relative_to_a_base_folder_first(tmp_path, monkeypatch):
+    (tmp_path / "conf").mkdir()
+    source = open(EXAMPLE).read()
+    (tmp_path / "conf" / "mine.py").write_text(source.replace('"n": 2', '"n": 1'))
+    (tmp_path / "mine.py").write_text(source)
+    monkeypatch.chdir(tmp_path)
+    assert load_plugin("mine.py:TwoStrikes").n == 2  # the working directory's
+    assert load_plugin("mine.py:TwoStrikes", base=str(tmp_path / "conf")).n == 1  # the config's
+    assert load_plugin("mine.py:TwoStrikes", base=str(tmp_path / "elsewhere")).n == 2  # then the working directory's
+
+
+def test_a_model_file_is_executed_once(tmp_path):
+    log = tmp_path / "log"
+    (tmp_path / "m.py").write_text(f"open({str(log)!r}, 'a').write('x')\n" + open(EXAMPLE).read())
+    for n in (1, 2, 3):
+        model_for(f"{tmp_path / 'm.py'}:TwoStrikes(n={n})")
+    assert log.read_text() == "x"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("no.such.module:Model", "No module named .no."),
+    ("rpdi.usermodels.examples.two_strikes:Nope", "defines no BrowsingModel subclass 'Nope'"),
+    ("missing.py:Model", "missing.py: no such file"),
+])
+def test_bad_names_of_models_are_one_line_errors(text, message):
+    with pytest.raises(InputError, match=message) as caught:
+        model_for(text)
+    assert "\n" not in str(caught.value) and repr(text) in str(caught.value)
+
+
+def test_the_short_api_shows_real_signatures():
+    for name in ("evaluate", "score", "simulate", "compare", "exact", "model_for"):
+        params = inspect.signature(getattr(rpdi, name)).parameters
+        assert "args" not in params and len(params) >= 2, name
+    assert "measures" in inspect.signature(rpdi.simulate).parameters
+
+
+def test_a_model_and_its_name_give_the_same_exact_values():
+    rng = np.random.default_rng(5)
+    grades = rng.integers(0, 2, size=12).tolist()
+    by_name = rpdi.score(f"{MODULE}(n=3)@8", grades)
+    by_instance = rpdi.score(TwoStrikes(n=3, cutoff=8), grades)
+    assert by_name == by_instance == pytest.approx(two_strikes_by_hand(grades, 3, k=8))

@@ -1,0 +1,69 @@
+"""Every browsing model is a measure: what scores runs with a model that has no closed form.
+
+A measure whose only definition is its user (a model of one's own, say) is valued by the exact
+expectation of that user under the aggregation it declares (:func:`usermodels.exact.exact`), on
+every ranking, with the interval that unjudged documents and the unknown tail beyond the ranking
+leave (the ``unknown`` convention: the value takes them as non-relevant, the upper end as
+maximally relevant; the residual is the interval's width). Records say which of the two a value
+is: ``method`` is ``closed_form`` or ``exact``.
+
+:func:`evaluate` and :func:`score` are :func:`metrics.evaluate` and :func:`metrics.score` that
+also take a model of one's own by name (``path.py:Class(...)``, ``package.module:Class(...)``),
+as a class or as an instance.
+
+>>> from rpdi.usermodels.examples.two_strikes import TwoStrikes
+>>> score(TwoStrikes(n=2), [1, 0, 0, 1])  # reads 3 documents, gains 1: E[G]/E[N]
+0.3333333333333333
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from rpdi.metrics import evaluate as metrics_evaluate
+from rpdi.metrics import score as metrics_score
+from rpdi.metrics.measures import Measure
+from rpdi.metrics.view import Score, View
+from rpdi.usermodels.base import BrowsingModel
+from rpdi.usermodels.exact import exact
+from rpdi.usermodels.plugin import is_plugin, load_plugin
+
+
+@dataclass(frozen=True)
+class ExactValue:
+    """The ``compute`` of a measure declared by its browsing model: the model's exact
+    expectation on the view's rankings (to the view's cutoff), with its residual."""
+
+    model_class: type
+
+    def __call__(self, view: View, **params) -> Score:
+        model = self.model_class(cutoff=view.cutoff, **params)
+        expected = exact(model, view.rankings, "unknown")
+        return Score(expected.value, expected.residual)
+
+
+def resolve(measure, base: str | None = None):
+    """A measure as :mod:`metrics` takes it: a model of one's own named by file or module (a
+    file relative to ``base``, then to the working directory), a BrowsingModel class (its
+    default parameters) or instance becomes its :class:`Measure`; other names and Measures are
+    returned as they are."""
+    if isinstance(measure, type) and issubclass(measure, BrowsingModel):
+        measure = measure()
+    if isinstance(measure, BrowsingModel):
+        return measure.measure
+    if isinstance(measure, str) and is_plugin(measure):
+        return load_plugin(measure, base).measure
+    if isinstance(measure, (str, Measure)):
+        return measure
+    raise TypeError(f"a measure is a name, a Measure or a BrowsingModel (class or instance), not {type(measure).__name__}")
+
+
+@functools.wraps(metrics_evaluate)
+def evaluate(qrels, runs, measures, **options) -> list[dict]:
+    return metrics_evaluate(qrels, runs, [resolve(m) for m in measures], **options)
+
+
+@functools.wraps(metrics_score)
+def score(measure, grades, **options) -> float:
+    return metrics_score(resolve(measure), grades, **options)
