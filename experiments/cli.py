@@ -205,40 +205,30 @@ def _collection(args):
 
 
 def _cmd_eval(args) -> str:
-    from rpdi.metrics.evaluate import evaluate, expand, trec_report
     from rpdi.metrics.errors import InputError
+    from rpdi.metrics.evaluate import evaluate, expand, trec_report
+    from rpdi.usermodels import resolve
 
-    _refuse_models_of_ones_own(args.measures)
-    expand(args.measures, args.relevance_level)  # malformed measures are reported before the files are read
+    measures = [resolve(m) for m in args.measures]  # a model of one's own: its exact expectation
+    expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
     qrels, runs = _collection(args)
     topics = "qrels" if args.all_topics else args.topics or ("intersection" if args.format == "trec" else "qrels")
     options = dict(topics=topics, compat=args.compat, max_docs=args.max_docs, judged_only=args.judged_only,
                    relevance_level=args.relevance_level)
     try:
         if args.format == "trec":
-            return trec_report(qrels, runs, args.measures, per_topic=args.per_topic, docs=args.num_docs, **options)
-        records = evaluate(qrels, runs, args.measures, per_topic=args.per_topic, undefined=args.undefined,
+            return trec_report(qrels, runs, measures, per_topic=args.per_topic, docs=args.num_docs, **options)
+        records = evaluate(qrels, runs, measures, per_topic=args.per_topic, undefined=args.undefined,
                            average=args.average, **options)
     except (MemoryError, OverflowError) as exc:  # a huge cutoff or parameter, e.g. P@100000000000
         reason = (str(exc).splitlines() or [type(exc).__name__])[0]
-        for m in args.measures:  # name the measure at fault
+        for text, m in zip(args.measures, measures):  # name the measure at fault
             try:
                 evaluate(qrels, runs, [m], **options)
             except (MemoryError, OverflowError):
-                raise InputError(f"measure {m!r}: too large to evaluate ({reason})") from None
+                raise InputError(f"measure {text!r}: too large to evaluate ({reason})") from None
         raise InputError(f"too large to evaluate ({reason})") from None
     return _format_eval(records, args.format, args.digits)
-
-
-def _refuse_models_of_ones_own(measures) -> None:
-    """A model of one's own has no closed form: say so before any file is read."""
-    from rpdi.metrics.errors import InputError
-    from rpdi.usermodels.plugin import is_plugin
-
-    for m in measures:
-        if is_plugin(m):
-            raise InputError(f"measure {m!r}: a model of one's own has no closed form; "
-                             f"use rpdi simulate (exact and simulated values) or rpdi properties")
 
 
 def _cmd_simulate(args) -> str:
@@ -296,15 +286,16 @@ def _cmd_compare(args) -> str:
     from rpdi.simulate.settings import check_settings
 
     from rpdi.metrics.evaluate import expand
+    from rpdi.usermodels import resolve
 
-    _refuse_models_of_ones_own(args.measures)
-    expand(args.measures)  # malformed measures are reported before the files are read
+    measures = [resolve(m) for m in args.measures]  # a model of one's own: its exact expectation
+    expand(measures)  # malformed measures are reported before the files are read
     check_settings(dict(seed=args.seed, users=args.users or 0), prefix="--")
     if args.per_topic:
         raise InputError("--per-topic: compare reports pairs of runs over all topics, not single topics")
     if args.discriminative_power and args.baseline:
         raise InputError("--discriminative-power compares all pairs of runs; drop --baseline")
-    records = compare(args.qrels, args.runs, args.measures, baseline=args.baseline, test=args.test,
+    records = compare(args.qrels, args.runs, measures, baseline=args.baseline, test=args.test,
                       correction=args.correction, alpha=args.alpha, resamples=args.resamples,
                       seed=args.seed, interval=args.interval, topics=args.topics or "qrels", users=args.users,
                       convention=args.convention, force=args.force)
@@ -486,8 +477,13 @@ def _format_eval(records: list[dict], fmt: str, digits: int = 4) -> str:
     for r in records:
         cell = _fmt(r["value"], digits) + ("" if r["residual"] is None else f" +{_fmt(r['residual'], digits)}")
         rows.setdefault((r["run"], r["topic"]), {})[r["measure"]] = cell
-    return align([["run", "topic"] + measures] +
+    table = align([["run", "topic"] + measures] +
                   [[run, topic] + [cells.get(m, "") for m in measures] for (run, topic), cells in rows.items()])
+    exact = list(dict.fromkeys(r["measure"] for r in records if r["method"] == "exact"))
+    if exact:
+        table += (f"\n{', '.join(exact)}: no closed form; the exact expectation of the browsing model, "
+                  f"+ the width of the interval that unjudged documents and the unknown tail leave\n")
+    return table
 
 
 class _Version(argparse.Action):

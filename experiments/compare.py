@@ -20,7 +20,7 @@ from rpdi.metrics.significance import (FIELDS, bootstrap_interval, compare_score
                                        keyed_rng, pairs_of, t_interval)
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.view import View
-from rpdi.usermodels import MODELS, model_for
+from rpdi.usermodels import MODELS, model_for, resolve
 
 USER_FIELDS = ("user_outcome", "user_b_better", "user_ci_low", "user_ci_high", "user_method")
 
@@ -67,7 +67,7 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     (0.5, 0.25, 1.0)
     """
     check_options(test, correction, alpha, resamples, interval, level)
-    parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
+    parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in map(resolve, measures)]
     if not parsed:
         raise InputError("no measure given")
     for m in parsed:
@@ -86,14 +86,14 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     options = dict(baseline=baseline, test=test, correction=correction, alpha=alpha,
                    resamples=resamples, seed=seed, interval=interval, level=level)
     if users:
-        _check_user_work([model_for(m) for m in parsed if m.spec.name in MODELS], rankings, users,
+        _check_user_work([model_for(m) for m in parsed if _has_model(m)], rankings, users,
                          convention, force)
     records = []
     for m, score in zip(parsed, compute(rankings, parsed)):
         X = np.nan_to_num(score.value[:, common])
         recs = compare_scores(X, names, m.text, **options)
         if users is not None:
-            model = model_for(m) if m.spec.name in MODELS else None
+            model = model_for(m) if _has_model(m) else None
             for r, extra in zip(recs, _users(model, rankings, common, users, convention, options)):
                 r.update(extra)
         records += recs
@@ -102,6 +102,11 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
 
         return pd.DataFrame(records)
     return records
+
+
+def _has_model(m: Measure) -> bool:
+    """Whether the measure has a browsing model (built in, or the one that declares it)."""
+    return m.spec.name in MODELS or m.spec.method == "exact"
 
 
 def _check_user_work(models, rankings, users: int, convention: str, force: bool) -> None:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from rpdi.choices import CORRECTIONS, INTERVALS, TESTS
 from rpdi.metrics.errors import InputError
 from rpdi.simulate.settings import Settings, validation_message
-from rpdi.usermodels.plugin import is_plugin
+from rpdi.usermodels.plugin import anchored
 
 
 class _Strict(BaseModel):
@@ -143,9 +143,11 @@ def load_config(path: str) -> tuple[Config, str]:
         raise InputError(f"{path}: {where}: {msg}") from None
     base = os.path.dirname(os.path.abspath(path))
     written = [entry.name for entry in config.measures]
-    for entry in config.measures:  # a model of one's own: its file relative to the config
-        if is_plugin(entry.name) and not os.path.isabs(entry.name):
-            entry.name = os.path.join(base, entry.name)
+    for i, entry in enumerate(config.measures):  # a model of one's own: its file relative to the config, else to the working directory
+        try:
+            entry.name = anchored(entry.name, base)
+        except InputError as exc:
+            raise InputError(f"{path}: measures.{i}.name: {exc}") from None
     expand_measures(config, path)
     config._written = {name: shown for entry, template in zip(config.measures, written)
                        for name, shown in zip([entry.name] + _grid_names(entry),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-EVAL_FIELDS = ("run", "topic", "measure", "value", "residual")
+EVAL_FIELDS = ("run", "topic", "measure", "value", "residual", "method")  # method: closed_form or exact
 # users: simulated users per topic, as --users counts them (in a topic "all" row: the mean over
 # the topics simulated)
 SIMULATE_FIELDS = ("run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate",

@@ -173,18 +173,22 @@ def _aggregate(values: np.ndarray, present: np.ndarray, how: str, undefined: str
     return np.where(n > 0, np.exp(value) if how == "geometric" else value, np.nan)
 
 
-def trec_report(qrels, runs, names: Sequence[str], *, per_topic: bool = False, topics: str = "intersection",
+def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool = False, topics: str = "intersection",
                 compat: str = "trec_eval", max_docs: int | None = None, judged_only: bool = False,
                 relevance_level: float = 1, docs: float = 0.0) -> str:
     """What ``trec_eval [-q] [-c] [-M n] [-J] [-l n] [-N n] -m NAME ... QRELS RUN`` prints, line for
     line: per topic (with ``per_topic``, topics in byte order, each the measures in trec_eval's
     order), then ``all``; ``%-22s\t%s\t%s`` lines, values to 4 decimals, counts as integers. Names
     may be rpdi's too. Several runs give one block each. ``topics="qrels"`` is trec_eval -c."""
-    chosen, rest = trec_eval_selection(names)  # what trec_eval prints for its -m arguments, in its order
+    texts = [name for name in names if isinstance(name, str)]
+    chosen, rest = trec_eval_selection(texts)  # what trec_eval prints for its -m arguments, in its order
     lines = [line for name in chosen for line in trec_lines(name, relevance_level, docs)]
-    for name in rest:
-        found = trec_lines(name, relevance_level, docs, strict=False)
-        lines += found if found is not None else [TrecLine(name, TrecFamily("", "single"), parse_measure(name))]
+    for name in rest + [m for m in names if isinstance(m, Measure)]:
+        found = None if isinstance(name, Measure) else trec_lines(name, relevance_level, docs, strict=False)
+        if found is None:
+            measure = name if isinstance(name, Measure) else parse_measure(name)
+            found = [TrecLine(measure.text, TrecFamily("", "single"), measure)]
+        lines += found
     runs = load_runs(runs)
     rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only)
     measured = [line for line in lines if line.measure is not None]

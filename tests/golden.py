@@ -24,7 +24,8 @@ DATA = str(files("rpdi.experiments") / "data")
 QRELS = os.path.join(DATA, "cast2021", "qrels.txt.gz")
 RUNS = sorted(glob.glob(os.path.join(DATA, "cast2021", "runs", "*.run.gz")))
 LOGS = os.path.join(DATA, "yandex-clicks", "sessions.txt.gz")
-OWN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "usermodels", "examples", "two_strikes.py")
+OWN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "usermodels", "examples",
+                   "two_strikes.py")
 
 MEASURES = ["P@10", "R@100", "AP", "AP@100", "RR", "RR2", "CautiousRR(c=2)", "Rprec", "Success@5", "HIT@5",
             "Best@10", "DCG@10", "nDCG@10", "nDCG(dcg='exp-log2')@10", "SDCG@10", "CG@10", "SN-DCG@5",
@@ -66,7 +67,13 @@ RESULT_FILES = ("*.csv", "*.json", "*.md", "tasks.txt")
 
 def _run(args: list[str], cwd: str) -> str:
     done = subprocess.run(["rpdi", *args], cwd=cwd, capture_output=True, text=True)
-    return f"exit {done.returncode}\n{_stable(done.stdout)}\n--- stderr\n{_stable(done.stderr)}"
+    return _placed(f"exit {done.returncode}\n{_stable(done.stdout)}\n--- stderr\n{_stable(done.stderr)}")
+
+
+def _placed(text: str) -> str:
+    """The text with the checkout's and the data's folders named, not spelled (a record made in
+    one checkout is checked in another)."""
+    return text.replace(DATA, "DATA").replace(os.path.dirname(os.path.dirname(OWN)), "ROOT")
 
 
 def _stable(text: str) -> str:
@@ -90,7 +97,7 @@ def record(out: str) -> None:
                     if os.path.basename(path) == "manifest.json":  # task timings
                         continue
                     with open(path) as f:
-                        body = _stable(f.read().replace(target, "OUT"))
+                        body = _placed(_stable(f.read().replace(target, "OUT")))
                     _write(os.path.join(out, f"run_{config}_{os.path.basename(path)}"), body)
 
 

@@ -8,12 +8,15 @@ working directory or a config, a module path, the class, an instance) against ea
 from __future__ import annotations
 
 import inspect
+import json
 import os
 
 import numpy as np
 import pytest
 
 import rpdi
+from rpdi.experiments.bundled import CAST2021_QRELS, cast2021_runs
+from rpdi.experiments.cli import main
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels import RBP, model_for
 from rpdi.usermodels.examples.two_strikes import TwoStrikes
@@ -125,3 +128,59 @@ def test_a_model_and_its_name_give_the_same_exact_values():
     by_name = rpdi.score(f"{MODULE}(n=3)@8", grades)
     by_instance = rpdi.score(TwoStrikes(n=3, cutoff=8), grades)
     assert by_name == by_instance == pytest.approx(two_strikes_by_hand(grades, 3, k=8))
+
+
+# -- the prototyping loop on real runs: eval, compare, a config ------------------------------
+
+def _cast_by_hand(n: int) -> dict[tuple[str, str], float]:
+    """TwoStrikes(n) on every CAsT 2021 ranking by hand: the ranking's grades in trec_eval's
+    order (unjudged as non-relevant, the valued end of the unknown convention's interval)."""
+    from rpdi.metrics import build_rankings, load_qrels, load_runs
+
+    r = build_rankings(load_qrels(CAST2021_QRELS), load_runs(cast2021_runs()), "qrels")
+    return {(run, str(topic)): two_strikes_by_hand(r.grade[s, t, :r.length[s, t]].tolist(), n)
+            for s, run in enumerate(r.runs) for t, topic in enumerate(r.topics)}
+
+
+def test_rpdi_eval_scores_a_model_of_ones_own_on_cast(capsys):
+    status = main(["eval", CAST2021_QRELS, *cast2021_runs(), "-m", f"{EXAMPLE}:TwoStrikes(n=2)",
+                   "--per-topic", "--format", "json"])
+    records = json.loads(capsys.readouterr().out)
+    assert status == 0 and {r["method"] for r in records} == {"exact"}
+    by_hand = _cast_by_hand(2)
+    per_topic = [r for r in records if r["topic"] != "all"]
+    assert len(per_topic) == len(by_hand) == 5 * 158
+    for r in per_topic:
+        assert r["value"] == pytest.approx(by_hand[r["run"], r["topic"]], abs=1e-12), r
+
+
+def test_rpdi_compare_takes_a_model_of_ones_own(capsys):
+    status = main(["compare", CAST2021_QRELS, *cast2021_runs(), "-m", f"{MODULE}(n=2)", "-m", "AP",
+                   "--discriminative-power", "--resamples", "500", "--format", "json"])
+    power = {r["measure"]: r for r in json.loads(capsys.readouterr().out)}
+    assert status == 0 and power[f"{MODULE}(n=2)"]["pairs"] == 10
+    main(["compare", CAST2021_QRELS, *cast2021_runs(), "-m", f"{MODULE}(n=2)", "--resamples", "500",
+          "--format", "json"])
+    pairs = json.loads(capsys.readouterr().out)
+    by_hand = _cast_by_hand(2)
+    means = {run: np.mean([v for (r, _), v in by_hand.items() if r == run]) for run, _ in by_hand}
+    names = {os.path.basename(p).split(".")[0] for p in cast2021_runs()}
+    assert len(pairs) == 10 and {p["run_a"] for p in pairs} | {p["run_b"] for p in pairs} == names
+    for p in pairs:
+        assert p["mean_a"] == pytest.approx(means[p["run_a"]]) and p["mean_b"] == pytest.approx(means[p["run_b"]])
+
+
+def test_a_config_compares_a_model_of_ones_own_as_rpdi_compare_does(tmp_path, capsys):
+    (tmp_path / "mine.toml").write_text(
+        f'[experiment]\nname = "mine"\nusers = 0\n\n[data]\nqrels = "{CAST2021_QRELS}"\n'
+        f'runs = {json.dumps(cast2021_runs())}\n\n[[measures]]\nname = "{MODULE}(n=2)"\n\n'
+        f'[compare]\nresamples = 500\ndiscriminative_power = true\n\n[output]\nplots = false\n')
+    status = main(["run", str(tmp_path / "mine.toml"), "--out", str(tmp_path / "out")])
+    assert status == 0, capsys.readouterr()
+    capsys.readouterr()
+    config = {(p["run_a"], p["run_b"]): p for p in json.loads((tmp_path / "out" / "compare.json").read_text())}
+    main(["compare", CAST2021_QRELS, *cast2021_runs(), "-m", f"{MODULE}(n=2)", "--resamples", "500",
+          "--format", "json"])
+    for p in json.loads(capsys.readouterr().out):
+        q = config[p["run_a"], p["run_b"]]
+        assert (q["mean_a"], q["mean_b"], q["p"]) == pytest.approx((p["mean_a"], p["mean_b"], p["p"]))

@@ -59,6 +59,16 @@ def plugin_path(text: str, base: str | None = None) -> str | None:
     return spec.origin
 
 
+def anchored(text: str, base: str | None = None) -> str:
+    """``text`` with the file of a model of one's own as an absolute path (found relative to
+    ``base`` first, then to the working directory), so that it names the same file wherever it
+    is loaded (a config's worker processes); other names are returned as they are."""
+    match = _FILE.match(text.strip())
+    if match is None:
+        return text
+    return _locate(text, match.group("path"), base) + ":" + match.group("name") + match.group("rest")
+
+
 def load_plugin(text: str, base: str | None = None) -> BrowsingModel:
     """The model of one's own named by ``text``, a file path tried relative to ``base`` (a
     config's folder) first, then to the working directory."""
