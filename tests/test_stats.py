@@ -22,6 +22,7 @@ import itertools
 import math
 
 import numpy as np
+import pytest
 from scipy.stats import binom, poisson
 
 from rpdi.simulate.check import mean_test, variance_test
@@ -116,26 +117,64 @@ def test_degenerate_arguments():
 
 # -- the confirmation's statistics, enumerated exactly ---------------------------------------
 
-def _bernoulli_row(users: int, q: float, hits: int) -> dict:
-    """One ranking's statistics as mean_stats gives them, for users whose outcome X is 1 with
-    probability q (else 0) and ``hits`` of whom scored 1."""
-    return {"users": users, "dev": hits / users - q, "var": q * (1 - q), "up": 1 - q, "low": q,
-            "stderr": math.sqrt(q * (1 - q) / users), "slack": 0.0,
-            "msd": (hits * (1 - q) ** 2 + (users - hits) * q * q) / users}
+def _bernoulli_row(users: int, q: float, hits: int, c: float) -> dict:
+    """One ranking's statistics as mean_stats gives them, for users whose outcome X is c with
+    probability q (else 0) and ``hits`` of whom scored c."""
+    return {"users": users, "dev": c * hits / users - c * q, "var": c * c * q * (1 - q), "up": c * (1 - q),
+            "low": c * q, "stderr": c * math.sqrt(q * (1 - q) / users), "slack": 0.0,
+            "msd": (hits * (c - c * q) ** 2 + (users - hits) * (c * q) ** 2) / users}
 
 
-def _outcomes(users, qs):
+def _rows(case, hits):
+    return [_bernoulli_row(n, q, h, c) for (n, q, c), h in zip(case, hits)]
+
+
+def _outcomes(case):
     """Every joint outcome (hits per ranking) with its exact probability."""
-    pmfs = [binom.pmf(np.arange(n + 1), n, q) for n, q in zip(users, qs)]
-    for hits in itertools.product(*(range(n + 1) for n in users)):
+    pmfs = [binom.pmf(np.arange(n + 1), n, q) for n, q, _ in case]
+    for hits in itertools.product(*(range(n + 1) for n, _, _ in case)):
         yield hits, math.prod(pmf[h] for pmf, h in zip(pmfs, hits))
 
 
-def _check_exactly(test, users, qs):
+# rankings as (users, chance q, outcome c): different users, chances and scales
+CASES = [[(12, 0.3, 1.0)], [(5, 0.2, 3.0), (9, 0.5, 1.0), (14, 0.05, 2.5)], [(30, 0.01, 1.0), (30, 0.02, 0.5)],
+         [(8, 0.6, 2.0), (3, 0.9, 1.0), (6, 0.4, 4.0), (10, 0.15, 0.7)]]
+
+
+def _user_terms(test, case):
+    """The two values (X = 0, X = c) each user of each ranking adds to the statistic ``test``
+    sums, from its definition: mean_test adds (X - cq) / (n T), variance_test adds
+    ((X - cq)^2 - Var X) / n."""
+    T = len(case)
+    for n, q, c in case:
+        if test is mean_test:
+            yield n, q, [(0 - c * q) / (n * T), (c - c * q) / (n * T)]
+        else:
+            var = c * c * q * (1 - q)
+            yield n, q, [((c * q) ** 2 - var) / n, ((c - c * q) ** 2 - var) / n]
+
+
+def _check_bennett_hypotheses(test, case, exact_variance: bool):
+    """Bennett's inequality needs V >= the sum of the terms' variances and every term at most
+    ``up`` above and ``low`` below its mean; mean_test knows the variance exactly, so its V is
+    that sum; variance_test bounds it."""
+    t = test(_rows(case, [0] * len(case)))
+    variance = up = low = 0.0
+    for n, q, (v0, v1) in _user_terms(test, case):
+        mean = (1 - q) * v0 + q * v1
+        variance += n * ((1 - q) * (v0 - mean) ** 2 + q * (v1 - mean) ** 2)
+        up, low = max(up, v0 - mean, v1 - mean), max(low, mean - v0, mean - v1)
+    if exact_variance:
+        assert (t["V"], t["up"], t["low"]) == pytest.approx((variance, up, low), rel=1e-12), t
+    else:
+        assert t["V"] >= variance * (1 - 1e-12), (t, variance)
+        assert t["up"] >= up * (1 - 1e-12) and t["low"] >= low * (1 - 1e-12), (t, up, low)
+
+
+def _check_exactly(test, case):
     """For every joint outcome, the confirmation's p-value of that outcome is at least the exact
     chance of a statistic as far from 0 (|d| at least as large)."""
-    table = [(test([_bernoulli_row(n, q, h) for n, q, h in zip(users, qs, hits)]), p)
-             for hits, p in _outcomes(users, qs)]
+    table = [(test(_rows(case, hits)), p) for hits, p in _outcomes(case)]
     ds = np.array([t["d"] for t, _ in table])
     ps = np.array([p for _, p in table])
     assert abs(ps.sum() - 1) < 1e-9
@@ -143,24 +182,26 @@ def _check_exactly(test, users, qs):
     for t, _ in table:
         exact = ps[np.abs(ds) >= abs(t["d"]) - 1e-12].sum()
         p = bennett_p(t["d"], t["V"], t["up"], t["low"], t["slack"])
-        assert p >= exact * (1 - REL), (users, qs, t, p, exact)
+        assert p >= exact * (1 - REL), (case, t, p, exact)
         tight = max(tight, exact / p)
     return tight
 
 
-def test_mean_over_rankings_bound_holds_exactly():
-    """mean_test: d = (1/T) sum dev_t over T rankings with different numbers of users and
-    different success chances; its V, up and low fed to bennett_p must bound the exact chance
-    of a mean deviation as large, for every outcome."""
-    cases = [([12], [0.3]), ([5, 9, 14], [0.2, 0.5, 0.05]), ([30, 30], [0.01, 0.02]), ([8, 3, 6, 10], [0.6, 0.9, 0.4, 0.15])]
-    tightest = max(_check_exactly(mean_test, users, qs) for users, qs in cases)
-    assert tightest > 0.02  # the bound is not vacuous on these small cases
+@pytest.mark.parametrize("case", CASES)
+def test_mean_over_rankings_bound_holds_exactly(case):
+    """mean_test: d = (1/T) sum dev_t over T rankings with different numbers of users, chances
+    and outcome scales: V is exactly the variance of d, up and low the largest deviation of one
+    user's term; fed to bennett_p they bound the exact chance of a mean deviation as large,
+    for every outcome."""
+    _check_bennett_hypotheses(mean_test, case, exact_variance=True)
+    assert _check_exactly(mean_test, case) > 0.01  # the bound is not vacuous on these small cases
 
 
-def test_variance_check_bound_holds_exactly():
+@pytest.mark.parametrize("case", CASES)
+def test_variance_check_bound_holds_exactly(case):
     """variance_test: d = sum (msd_t - var_t), msd_t the users' mean square deviation from the
-    exact mean; its V (from the range, no fourth moment), up and low must bound the exact
-    chance of a deviation as large, for every outcome."""
-    cases = [([12], [0.3]), ([5, 9, 14], [0.2, 0.5, 0.05]), ([8, 3, 6, 10], [0.6, 0.9, 0.4, 0.15])]
-    tightest = max(_check_exactly(variance_test, users, qs) for users, qs in cases)
-    assert tightest > 0.02
+    exact mean; its V (from the range, no fourth moment) is at least the variance of d, up and
+    low at least one user's term's deviation; fed to bennett_p they bound the exact chance of
+    a deviation as large, for every outcome."""
+    _check_bennett_hypotheses(variance_test, case, exact_variance=False)
+    assert _check_exactly(variance_test, case) > 0.001
