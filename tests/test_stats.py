@@ -11,6 +11,7 @@ so the bound is checked here where the exact answer is known:
   rarely b and otherwise a little below 0, is in the limit b (N - lambda) for N ~ Poisson(lambda),
   and there the bound is exactly e^k k! / k^k P(N = k) at d = b (k - lambda) (k > lambda an
   integer), at most sqrt(2 pi k) e^(1/(12k)) times the exact tail (Robbins' bound on k!);
+- never below the normal exponent exp(-d^2 / 2v), which it approaches as the range b -> 0.
 
 A bound "slightly wrong" (its variance or range mis-scaled by a few percent, a tail left out,
 the mean's variance divided by T instead of T^2) fails at least one of these; see the grids.
@@ -107,6 +108,24 @@ def test_both_tails_count_and_slack_adds():
     assert bennett_p(30.0, v, b, b) == 2 * one
     assert bennett_p(30.0, v, b, b, slack=1e-3) == 2 * one + 1e-3
     assert bennett_p(0.0, v, b, b) == 1.0 and bennett_p(300.0, v, b, b, slack=2.0) == 1.0
+
+
+# -- the normal limit ------------------------------------------------------------------------
+
+def test_bennett_lies_above_the_normal_exponent_and_reaches_it_as_the_range_vanishes():
+    """h(u) = (1 + u) ln(1 + u) - u <= u^2 / 2, so Bennett >= exp(-d^2 / 2v) for every range b,
+    grows with b, and tends to the normal exponent as b d / v -> 0."""
+    for v, z in itertools.product([1e-8, 1.0, 1e6], [0.5, 2.0, 5.0, 12.0]):
+        d = z * math.sqrt(v)
+        normal = math.exp(-z * z / 2)
+        previous = 0.0
+        for u in [1e-16, 1e-14, 1e-12, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2, 1.0, 100.0]:  # u = b d / v
+            bound = bennett_tail(d, v, u * v / d)
+            assert bound >= normal * (1 - 1e-12), (v, z, u, bound, normal)
+            assert bound >= previous * (1 - 1e-12), (v, z, u)
+            previous = bound
+            if u <= 1e-6:  # h(u) >= u^2/2 - u^3/6: bound <= exp(-(d^2 / 2v)(1 - u/3))
+                assert bound <= normal * math.exp(z * z * u / 6) * (1 + 1e-12), (v, z, u, bound, normal)
 
 
 def test_degenerate_arguments():
