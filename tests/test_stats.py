@@ -131,7 +131,7 @@ def test_bennett_lies_above_the_normal_exponent_and_reaches_it_as_the_range_vani
 def test_degenerate_arguments():
     assert bennett_tail(0.0, 1.0, 1.0) == 1.0 and bennett_tail(-1.0, 1.0, 1.0) == 1.0
     assert bennett_tail(1.0, 0.0, 1.0) == 0.0  # no variance: S = 0 surely
-    assert bennett_tail(1.0, 1.0, 0.0) == 0.0  # no term above its mean: S <= 0 surely
+    assert bennett_tail(1.0, 1.0, 0.0) == 0.0  # no term ever above its mean: S <= 0 surely
 
 
 # -- the confirmation's statistics, enumerated exactly ---------------------------------------
