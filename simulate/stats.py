@@ -52,8 +52,22 @@ def bennett_tail(d: float, variance: float, bound: float) -> float:
         return 0.0 if bound <= 0 or d > 0 else 1.0
     if bound <= 0:  # no term can exceed its mean: S <= 0 surely
         return 0.0
-    u = bound * d / variance
-    return float(np.exp(-(variance / bound ** 2) * ((1 + u) * np.log1p(u) - u)))
+    return float(np.exp(-(variance / bound ** 2) * _bennett_h(bound * d / variance)))
+
+
+def _bennett_h(u: float) -> float:
+    """h(u) = (1 + u) ln(1 + u) - u for u >= 0; below u = 1e-4 its series
+    u^2/2 - u^3/6 + u^4/12 - u^5/20 + u^6/30 (the rest is below u^7/42). The direct formula
+    subtracts two numbers near u that differ by about u^2/2, keeping about 16 + log10(u) digits:
+    none near u = 1e-16, and a value too large makes the bound too small (at d = 12 sqrt(v),
+    b d / v = 2e-16 it came out 1e-7 times Bennett's).
+
+    >>> round(_bennett_h(1e-15) / 1e-30, 12)  # the direct formula: 5.9e-31
+    0.5
+    """
+    if u < 1e-4:
+        return u * u * (1 / 2 - u * (1 / 6 - u * (1 / 12 - u * (1 / 20 - u / 30))))
+    return (1 + u) * np.log1p(u) - u
 
 
 def bennett_p(d: float, variance: float, upper: float, lower: float, slack: float = 0.0) -> float:

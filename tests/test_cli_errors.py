@@ -13,27 +13,10 @@ import sys
 
 import pytest
 
-from rpdi.experiments.cli import main
-
 QRELS = b"1 0 d1 1\n1 0 d2 0\n1 0 d3 2\n1 0 d4 1\n2 0 d1 1\n2 0 d5 0\n"
 RUN = (b"1 Q0 d1 1 3.5 tag\n1 Q0 d2 2 2.5 tag\n1 Q0 d3 3 1.5 tag\n1 Q0 d6 4 0.5 tag\n"
        b"2 Q0 d5 1 2.0 tag\n2 Q0 d1 2 1.0 tag\n")
 MEASURES = ["P@2", "AP", "nDCG@3", "RBP(p=0.8)", "RR"]
-
-
-def write(tmp_path, name: str, data: bytes) -> str:
-    path = tmp_path / name
-    path.write_bytes(data)
-    return str(path)
-
-
-def run_cli(capsys, argv) -> tuple[int, str, str]:
-    try:
-        status = main(argv)
-    except SystemExit as exc:  # argparse errors exit through SystemExit
-        status = exc.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def assert_one_line_error(status, out, err, *fragments):
@@ -45,8 +28,8 @@ def assert_one_line_error(status, out, err, *fragments):
         assert fragment in err, (fragment, err)
 
 
-def assert_bad(capsys, argv, *fragments):
-    assert_one_line_error(*run_cli(capsys, argv), *fragments)
+def assert_bad(run_cli, argv, *fragments):
+    assert_one_line_error(*run_cli(argv), *fragments)
 
 
 def eval_argv(qrels, runs, measures=("P@2",)):
@@ -86,19 +69,19 @@ BAD_QRELS_LINES = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD_RUN_LINES))
-def test_bad_run_line(tmp_path, capsys, case):
+def test_bad_run_line(tmp_path, case, run_cli, write):
     line, problem = BAD_RUN_LINES[case]
-    run = write(tmp_path, "run.txt", RUN + line)  # the bad line is line 7
-    qrels = write(tmp_path, "qrels.txt", QRELS)
-    assert_bad(capsys, eval_argv(qrels, [run]), f"{run}:7:", problem)
+    run = write(tmp_path / "run.txt", RUN + line)  # the bad line is line 7
+    qrels = write(tmp_path / "qrels.txt", QRELS)
+    assert_bad(run_cli, eval_argv(qrels, [run]), f"{run}:7:", problem)
 
 
 @pytest.mark.parametrize("case", sorted(BAD_QRELS_LINES))
-def test_bad_qrels_line(tmp_path, capsys, case):
+def test_bad_qrels_line(tmp_path, case, run_cli, write):
     line, problem = BAD_QRELS_LINES[case]
-    qrels = write(tmp_path, "qrels.txt", QRELS + line)  # the bad line is line 7
-    run = write(tmp_path, "run.txt", RUN)
-    assert_bad(capsys, eval_argv(qrels, [run]), f"{qrels}:7:", problem)
+    qrels = write(tmp_path / "qrels.txt", QRELS + line)  # the bad line is line 7
+    run = write(tmp_path / "run.txt", RUN)
+    assert_bad(run_cli, eval_argv(qrels, [run]), f"{qrels}:7:", problem)
 
 
 @pytest.mark.parametrize("layout", ["tab", "crlf", "multi-space", "leading blank"])
@@ -107,7 +90,7 @@ def test_bad_qrels_line(tmp_path, capsys, case):
     ("qrels", "1 0 d9", "expected 4 fields"),
     ("qrels", "1 0 d9 1 extra", "expected 4 fields"),
 ])
-def test_field_count_in_other_layouts(tmp_path, capsys, layout, which, line, problem):
+def test_field_count_in_other_layouts(tmp_path, layout, which, line, problem, run_cli, write):
     """The white-space tolerant parser must not pad short lines or fold long ones."""
     good = (RUN if which == "run" else QRELS).decode().splitlines()
     lines = good + [line]
@@ -115,21 +98,21 @@ def test_field_count_in_other_layouts(tmp_path, capsys, layout, which, line, pro
                "crlf": lambda x: x + "\r\n",
                "multi-space": lambda x: x.replace(" ", "  ") + "\n",
                "leading blank": lambda x: " " + x + "\n"}[layout]
-    bad = write(tmp_path, "bad.txt", "".join(convert(x) for x in lines).encode())
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
+    bad = write(tmp_path / "bad.txt", "".join(convert(x) for x in lines).encode())
+    qrels, run = write(tmp_path / "qrels.txt", QRELS), write(tmp_path / "run.txt", RUN)
     argv = eval_argv(qrels, [bad]) if which == "run" else eval_argv(bad, [run])
-    assert_bad(capsys, argv, f"{bad}:7:", problem)
+    assert_bad(run_cli, argv, f"{bad}:7:", problem)
 
 
-def test_duplicate_names_first_line(tmp_path, capsys):
-    run = write(tmp_path, "run.txt", RUN + b"1 Q0 d3 9 0.1 tag\n")
-    qrels = write(tmp_path, "qrels.txt", QRELS)
-    assert_bad(capsys, eval_argv(qrels, [run]), f"{run}:7:", "d3", "first at line 3")
+def test_duplicate_names_first_line(tmp_path, run_cli, write):
+    run = write(tmp_path / "run.txt", RUN + b"1 Q0 d3 9 0.1 tag\n")
+    qrels = write(tmp_path / "qrels.txt", QRELS)
+    assert_bad(run_cli, eval_argv(qrels, [run]), f"{run}:7:", "d3", "first at line 3")
 
 
 @pytest.mark.parametrize("layout", ["space", "tab", "crlf", "multi-space", "blank lines", "gzip"])
 @pytest.mark.parametrize("bad_line", [3, 7, 12])
-def test_line_number_is_exact(tmp_path, capsys, layout, bad_line):
+def test_line_number_is_exact(tmp_path, capsys, layout, bad_line, run_cli, write):
     """The reported line is the physical line of the file, whatever the white space."""
     lines = [f"1 Q0 d{i} {i} {20 - i}.5 tag" for i in range(1, 15)]
     if layout == "blank lines":  # blank lines are skipped but still counted
@@ -141,30 +124,30 @@ def test_line_number_is_exact(tmp_path, capsys, layout, bad_line):
     name = "run.txt"
     if layout == "gzip":
         data, name = gzip.compress(data), "run.txt.gz"
-    run = write(tmp_path, name, data)
-    qrels = write(tmp_path, "qrels.txt", QRELS)
-    assert_bad(capsys, eval_argv(qrels, [run]), f"{run}:{bad_line}:", "'not-a-number'")
+    run = write(tmp_path / name, data)
+    qrels = write(tmp_path / "qrels.txt", QRELS)
+    assert_bad(run_cli, eval_argv(qrels, [run]), f"{run}:{bad_line}:", "'not-a-number'")
     assert f":{bad_line + 1}:" not in capsys.readouterr().err
 
 
-def test_bad_second_run_writes_nothing(tmp_path, capsys):
-    qrels = write(tmp_path, "qrels.txt", QRELS)
-    good = write(tmp_path, "good.txt", RUN)
-    bad = write(tmp_path, "bad.txt", RUN + b"2 Q0 d7 3 nan tag\n")
-    assert_bad(capsys, eval_argv(qrels, [good, bad], MEASURES), f"{bad}:7:")
+def test_bad_second_run_writes_nothing(tmp_path, run_cli, write):
+    qrels = write(tmp_path / "qrels.txt", QRELS)
+    good = write(tmp_path / "good.txt", RUN)
+    bad = write(tmp_path / "bad.txt", RUN + b"2 Q0 d7 3 nan tag\n")
+    assert_bad(run_cli, eval_argv(qrels, [good, bad], MEASURES), f"{bad}:7:")
 
 
 @pytest.mark.parametrize("first", ["duplicate", "short line"])
-def test_first_bad_run_in_the_order_given_is_reported(tmp_path, capsys, first):
+def test_first_bad_run_in_the_order_given_is_reported(tmp_path, first, run_cli, write):
     """Runs are read together (a duplicate docno is found only after the files' docnos are
     encoded together); still the first bad file named is the one reported."""
-    qrels = write(tmp_path, "qrels.txt", QRELS)
-    bad = {"duplicate": (write(tmp_path, "dup.txt", RUN + b"1 Q0 d2 5 0.1 tag\n"), "appears twice"),
-           "short line": (write(tmp_path, "short.txt", RUN + b"1 Q0 d9 5 0.1\n"), "expected at least 6 fields")}
+    qrels = write(tmp_path / "qrels.txt", QRELS)
+    bad = {"duplicate": (write(tmp_path / "dup.txt", RUN + b"1 Q0 d2 5 0.1 tag\n"), "appears twice"),
+           "short line": (write(tmp_path / "short.txt", RUN + b"1 Q0 d9 5 0.1\n"), "expected at least 6 fields")}
     second = next(name for name in bad if name != first)
-    good = write(tmp_path, "good.txt", RUN)
+    good = write(tmp_path / "good.txt", RUN)
     argv = eval_argv(qrels, [good, bad[first][0], bad[second][0]], MEASURES)
-    assert_bad(capsys, argv, f"{bad[first][0]}:7:", bad[first][1])
+    assert_bad(run_cli, argv, f"{bad[first][0]}:7:", bad[first][1])
 
 
 # ------------------------------------------------------------------------------- bad measures
@@ -196,46 +179,46 @@ def test_first_bad_run_in_the_order_given_is_reported(tmp_path, capsys, first):
     ("IPrec@1.5", "recall level 1.5"),
     ("", "cannot parse"),
 ])
-def test_bad_measure(tmp_path, capsys, measure, fragment):
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
-    assert_bad(capsys, eval_argv(qrels, [run], ["P@2", measure]), f"measure {measure!r}", fragment)
+def test_bad_measure(tmp_path, measure, fragment, run_cli, write):
+    qrels, run = write(tmp_path / "qrels.txt", QRELS), write(tmp_path / "run.txt", RUN)
+    assert_bad(run_cli, eval_argv(qrels, [run], ["P@2", measure]), f"measure {measure!r}", fragment)
 
 
 @pytest.mark.parametrize("measure", ["P@100000000000", "RBP(p=0.5)@99999999999999999999",
                                      "CautiousRR(c=99999999999999999999999)"])
-def test_huge_cutoff_or_parameter(tmp_path, capsys, measure):
+def test_huge_cutoff_or_parameter(tmp_path, measure, run_cli, write):
     """Too large to compute: still status 2 and one line naming the measure, no traceback."""
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
-    assert_bad(capsys, eval_argv(qrels, [run], ["P@2", measure]), f"measure {measure!r}")
+    qrels, run = write(tmp_path / "qrels.txt", QRELS), write(tmp_path / "run.txt", RUN)
+    assert_bad(run_cli, eval_argv(qrels, [run], ["P@2", measure]), f"measure {measure!r}")
 
 
-def test_between_runs_measure_with_one_run(tmp_path, capsys):
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
-    assert_bad(capsys, eval_argv(qrels, [run], ["RBO(p=0.9)"]), "measure 'RBO(p=0.9)'", "two or more runs")
+def test_between_runs_measure_with_one_run(tmp_path, run_cli, write):
+    qrels, run = write(tmp_path / "qrels.txt", QRELS), write(tmp_path / "run.txt", RUN)
+    assert_bad(run_cli, eval_argv(qrels, [run], ["RBO(p=0.9)"]), "measure 'RBO(p=0.9)'", "two or more runs")
 
 
-def test_bad_option(tmp_path, capsys):
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
-    assert_bad(capsys, eval_argv(qrels, [run]) + ["--format", "xml"], "--format", "xml")
+def test_bad_option(tmp_path, run_cli, write):
+    qrels, run = write(tmp_path / "qrels.txt", QRELS), write(tmp_path / "run.txt", RUN)
+    assert_bad(run_cli, eval_argv(qrels, [run]) + ["--format", "xml"], "--format", "xml")
 
 
 # ------------------------------------------------------------------------------- bad files
 
 @pytest.mark.parametrize("which", ["qrels", "run"])
-def test_missing_file(tmp_path, capsys, which):
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
+def test_missing_file(tmp_path, which, run_cli, write):
+    qrels, run = write(tmp_path / "qrels.txt", QRELS), write(tmp_path / "run.txt", RUN)
     missing = str(tmp_path / "nope.txt")
     argv = eval_argv(missing, [run]) if which == "qrels" else eval_argv(qrels, [missing])
-    assert_bad(capsys, argv, missing, "no such file")
+    assert_bad(run_cli, argv, missing, "no such file")
 
 
 @pytest.mark.parametrize("which", ["qrels", "run"])
-def test_directory_as_file(tmp_path, capsys, which):
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
+def test_directory_as_file(tmp_path, which, run_cli, write):
+    qrels, run = write(tmp_path / "qrels.txt", QRELS), write(tmp_path / "run.txt", RUN)
     directory = tmp_path / "adir"
     directory.mkdir()
     argv = eval_argv(str(directory), [run]) if which == "qrels" else eval_argv(qrels, [str(directory)])
-    assert_bad(capsys, argv, str(directory), "directory")
+    assert_bad(run_cli, argv, str(directory), "directory")
 
 
 @pytest.mark.parametrize("which", ["qrels", "run"])
@@ -245,20 +228,20 @@ def test_directory_as_file(tmp_path, capsys, which):
     (b"1 0 d1 1\n1 0 d\xff\xfe2 0\n", ":2: not UTF-8"),
     (b"\xc3\x28 0 d1 1\n", ":1: not UTF-8"),
 ])
-def test_binary_and_invalid_utf8(tmp_path, capsys, which, data, fragment):
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
-    bad = write(tmp_path, "bad.bin", data)
+def test_binary_and_invalid_utf8(tmp_path, which, data, fragment, run_cli, write):
+    qrels, run = write(tmp_path / "qrels.txt", QRELS), write(tmp_path / "run.txt", RUN)
+    bad = write(tmp_path / "bad.bin", data)
     argv = eval_argv(bad, [run]) if which == "qrels" else eval_argv(qrels, [bad])
-    assert_bad(capsys, argv, bad + fragment)
+    assert_bad(run_cli, argv, bad + fragment)
 
 
 @pytest.mark.parametrize("which", ["qrels", "run"])
 @pytest.mark.parametrize("data", [b"", b"\n\n", b"  \n\t\n", b"\r\n"])
-def test_empty_file(tmp_path, capsys, which, data):
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
-    empty = write(tmp_path, "empty.txt", data)
+def test_empty_file(tmp_path, which, data, run_cli, write):
+    qrels, run = write(tmp_path / "qrels.txt", QRELS), write(tmp_path / "run.txt", RUN)
+    empty = write(tmp_path / "empty.txt", data)
     argv = eval_argv(empty, [run]) if which == "qrels" else eval_argv(qrels, [empty])
-    assert_bad(capsys, argv, empty, "empty")
+    assert_bad(run_cli, argv, empty, "empty")
 
 
 def _corruptions() -> dict[str, bytes]:
@@ -277,17 +260,17 @@ def _corruptions() -> dict[str, bytes]:
 
 @pytest.mark.parametrize("case", sorted(_corruptions()))
 @pytest.mark.parametrize("which", ["qrels", "run"])
-def test_corrupted_gzip(tmp_path, capsys, case, which):
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
-    bad = write(tmp_path, "bad.txt.gz", _corruptions()[case])
+def test_corrupted_gzip(tmp_path, case, which, run_cli, write):
+    qrels, run = write(tmp_path / "qrels.txt", QRELS), write(tmp_path / "run.txt", RUN)
+    bad = write(tmp_path / "bad.txt.gz", _corruptions()[case])
     argv = eval_argv(bad, [run]) if which == "qrels" else eval_argv(qrels, [bad])
-    assert_bad(capsys, argv, bad)
+    assert_bad(run_cli, argv, bad)
 
 
 # ------------------------------------------------------------------ variants that must parse
 
-def _values(capsys, qrels, runs, measures=MEASURES):
-    status, out, err = run_cli(capsys, eval_argv(qrels, runs, measures) + ["--per-topic", "--format", "json"])
+def _values(run_cli, qrels, runs, measures=MEASURES):
+    status, out, err = run_cli(eval_argv(qrels, runs, measures) + ["--per-topic", "--format", "json"])
     assert (status, err) == (0, "")
     return [(r["topic"], r["measure"], r["value"], r["residual"]) for r in json.loads(out)]
 
@@ -310,15 +293,15 @@ def _variants(data: bytes) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("layout", sorted(_variants(RUN)))
-def test_white_space_variants_parse(tmp_path, capsys, layout):
+def test_white_space_variants_parse(tmp_path, layout, run_cli, write):
     """Tab-separated, multi-space and CRLF files give the same values as single-space ones."""
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
-    expected = _values(capsys, qrels, [run])
+    qrels, run = write(tmp_path / "qrels.txt", QRELS), write(tmp_path / "run.txt", RUN)
+    expected = _values(run_cli, qrels, [run])
     assert len(expected) == len(MEASURES) * 3  # two topics and the mean
     suffix = ".gz" if layout == "gzip" else ""
-    vq = write(tmp_path, f"vq.txt{suffix}", _variants(QRELS)[layout])
-    vr = write(tmp_path, f"vr.txt{suffix}", _variants(RUN)[layout])
-    assert _values(capsys, vq, [vr]) == expected
+    vq = write(tmp_path / f"vq.txt{suffix}", _variants(QRELS)[layout])
+    vr = write(tmp_path / f"vr.txt{suffix}", _variants(RUN)[layout])
+    assert _values(run_cli, vq, [vr]) == expected
 
 
 RUN_WITH_EXTRA_FIELDS = {  # trec_eval ignores what follows the tag
@@ -330,21 +313,21 @@ RUN_WITH_EXTRA_FIELDS = {  # trec_eval ignores what follows the tag
 
 
 @pytest.mark.parametrize("extra", sorted(RUN_WITH_EXTRA_FIELDS))
-def test_fields_after_the_tag_parse(tmp_path, capsys, extra):
+def test_fields_after_the_tag_parse(tmp_path, extra, run_cli, write):
     """Runs whose lines carry fields after the tag, on every line (read as extra columns) or on
     some (read by the general parser), give the values of the plain run."""
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
-    expected = _values(capsys, qrels, [run])
+    qrels, run = write(tmp_path / "qrels.txt", QRELS), write(tmp_path / "run.txt", RUN)
+    expected = _values(run_cli, qrels, [run])
     lines = RUN.decode().splitlines()
     changed = "".join(RUN_WITH_EXTRA_FIELDS[extra](i, line) + "\n" for i, line in enumerate(lines))
-    assert _values(capsys, qrels, [write(tmp_path, "extra.txt", changed.encode())]) == expected
+    assert _values(run_cli, qrels, [write(tmp_path / "extra.txt", changed.encode())]) == expected
 
 
-def test_expected_values_are_right(tmp_path, capsys):
+def test_expected_values_are_right(tmp_path, run_cli, write):
     """The reference values themselves (so the variant tests compare against something right):
     topic 1 ranks d1 (1), d2 (0), d3 (2), d6 (unjudged); R = 3."""
-    qrels, run = write(tmp_path, "qrels.txt", QRELS), write(tmp_path, "run.txt", RUN)
-    got = {(t, m): v for t, m, v, _ in _values(capsys, qrels, [run])}
+    qrels, run = write(tmp_path / "qrels.txt", QRELS), write(tmp_path / "run.txt", RUN)
+    got = {(t, m): v for t, m, v, _ in _values(run_cli, qrels, [run])}
     assert got[("1", "P@2")] == pytest.approx(0.5)
     assert got[("1", "AP")] == pytest.approx((1 + 2 / 3) / 3)
     assert got[("1", "RR")] == 1.0
@@ -355,13 +338,13 @@ def test_expected_values_are_right(tmp_path, capsys):
 
 # ------------------------------------------------------------------------- as a subprocess
 
-def test_the_command_ends_at_once_with_main_s_status(monkeypatch, tmp_path, capsys):
+def test_the_command_ends_at_once_with_main_s_status(monkeypatch, tmp_path, capsys, write):
     """``rpdi`` (entry) ends the process with os._exit and main's status, argparse's included:
     pyarrow's thread pool can abort the interpreter's teardown just after a threaded read (status
     134 where a missing run file after the qrels must give 2; seen in CI)."""
     from rpdi.experiments import cli
 
-    qrels = write(tmp_path, "qrels.txt", QRELS)
+    qrels = write(tmp_path / "qrels.txt", QRELS)
     ended = []
     monkeypatch.setattr(cli.os, "_exit", ended.append)
     for argv in (["--version"], ["--no-such-option"], ["eval", qrels, str(tmp_path / "nope.txt"), "-m", "P@2"]):
@@ -381,32 +364,32 @@ def _command() -> list[str]:
 
 @pytest.mark.parametrize("case", ["nan score", "bad measure", "corrupted gzip", "huge cutoff",
                                   "missing file", "binary"])
-def test_subprocess(tmp_path, case):
-    qrels = write(tmp_path, "qrels.txt", QRELS)
-    run = write(tmp_path, "run.txt", RUN)
+def test_subprocess(tmp_path, case, write):
+    qrels = write(tmp_path / "qrels.txt", QRELS)
+    run = write(tmp_path / "run.txt", RUN)
     measures = ["P@2"]
     expected = run
     if case == "nan score":
-        run = expected = write(tmp_path, "bad.txt", RUN + b"1 Q0 d9 9 nan tag\n")
+        run = expected = write(tmp_path / "bad.txt", RUN + b"1 Q0 d9 9 nan tag\n")
         expected += ":7:"
     elif case == "bad measure":
         measures, expected = ["RBP(p=1.5)"], "measure 'RBP(p=1.5)'"
     elif case == "corrupted gzip":
-        run = expected = write(tmp_path, "bad.txt.gz", _corruptions()["flipped deflate bytes"])
+        run = expected = write(tmp_path / "bad.txt.gz", _corruptions()["flipped deflate bytes"])
     elif case == "huge cutoff":
         measures, expected = ["P@100000000000"], "measure 'P@100000000000'"
     elif case == "missing file":
         run = expected = str(tmp_path / "nope.txt")
     elif case == "binary":
-        qrels = expected = write(tmp_path, "bin.txt", b"\x00\x01\x02")
+        qrels = expected = write(tmp_path / "bin.txt", b"\x00\x01\x02")
     proc = subprocess.run(_command() + eval_argv(qrels, [run], measures), capture_output=True,
                           text=True, timeout=120, env={**os.environ, "RPDI_DEBUG": ""})
     assert_one_line_error(proc.returncode, proc.stdout, proc.stderr, expected)
 
 
-def test_subprocess_good_input(tmp_path):
-    qrels = write(tmp_path, "qrels.txt", QRELS)
-    run = write(tmp_path, "run.txt", _variants(RUN)["tab crlf"])
+def test_subprocess_good_input(tmp_path, write):
+    qrels = write(tmp_path / "qrels.txt", QRELS)
+    run = write(tmp_path / "run.txt", _variants(RUN)["tab crlf"])
     proc = subprocess.run(_command() + eval_argv(qrels, [run], ["P@2"]) + ["--format", "json"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stderr == ""

@@ -4,6 +4,7 @@ and command, discriminative power, and what users of two runs experience."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -88,6 +89,54 @@ def test_sampled_sign_flips_converge_to_the_exhaustive_p():
     z = (sampled - exact) / se
     assert np.abs(z).max() < 4, z
     assert (sampled > 0).all()  # (1 + hits) / (1 + B): never 0
+
+
+class _Recording:
+    """A generator that keeps the arrays ``integers`` gives (the sampled test's sign bits)."""
+
+    def __init__(self, seed):
+        self.rng, self.drawn = np.random.default_rng(seed), []
+
+    def integers(self, *args, **kwargs):
+        self.drawn.append(self.rng.integers(*args, **kwargs))
+        return self.drawn[-1]
+
+
+def _extreme(signs, d) -> bool:
+    """|sum s_t d_t| >= |sum d_t|, in integers."""
+    return abs(sum(s * x for s, x in zip(signs, d))) >= abs(sum(d))
+
+
+def test_sampled_p_is_one_plus_hits_over_one_plus_resamples():
+    """Phipson & Smyth (2010): over B random sign vectors p = (1 + hits) / (1 + B), never 0. Two
+    runs that differ on every topic in the same direction: only the identity and its negation
+    are as extreme, which B draws of 2^30 vectors never meet, so p is exactly 1 / (1 + B)."""
+    d = np.arange(1.0, 31.0)[None, :] / 100  # T = 30: sampled for any B < 2^30
+    for B in (1, 9, 99, 999):
+        _, p = randomization(d, B, np.random.default_rng(B))
+        assert p[0] == 1 / (1 + B), (B, p)
+    X = np.vstack([np.zeros(25), np.linspace(0.1, 0.9, 25)])  # run b better on each of 25 topics
+    rec, = compare_scores(X, ["a", "b"], "AP", test="randomization", resamples=99, seed=1)
+    assert rec["p"] == rec["p_adjusted"] == 1 / 100 and rec["significant"]
+
+
+def test_sign_flip_counts_against_brute_force():
+    """Integer differences with ties: the exhaustive p is the share of all 2^T sign vectors as
+    extreme (enumerated here with itertools), and the sampled p counts exactly the drawn vectors
+    that are, plus one, over B + 1."""
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        T = int(rng.integers(2, 9))
+        d = rng.integers(-3, 4, T).astype(float)
+        every = list(itertools.product([1, -1], repeat=T))
+        _, p = randomization(d[None, :], 2 ** T, None)
+        assert p[0] == sum(_extreme(s, d) for s in every) / 2 ** T, d
+        B = int(rng.integers(1, 60))
+        recording = _Recording(int(rng.integers(2 ** 32)))
+        _, p = randomization(d[None, :], B, recording, exhaustive=False)
+        bits, = recording.drawn
+        hits = sum(_extreme([1 - 2 * int(b) for b in row], d) for row in bits)
+        assert bits.shape == (B, T) and p[0] == (1 + hits) / (1 + B), (d, B, hits, p)
 
 
 # -- bootstrap: coverage by simulation, agreement with scipy ---------------------------------

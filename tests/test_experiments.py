@@ -30,7 +30,6 @@ import pytest
 
 import rpdi.experiments.runner as runner
 import rpdi.metrics.rankings
-from rpdi.experiments.cli import main
 from rpdi.experiments.config import load_config
 from rpdi.experiments.run import run_experiment
 
@@ -62,20 +61,6 @@ name = "RR"
 """
 
 
-def write(path, text: str) -> str:
-    path.write_text(text)
-    return str(path)
-
-
-def cli(capsys, argv) -> tuple[int, str, str]:
-    try:
-        status = main(argv)
-    except SystemExit as exc:
-        status = exc.code
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 def read(path) -> bytes:
     with open(path, "rb") as fh:
         return fh.read()
@@ -103,7 +88,7 @@ def assert_png(path) -> None:
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory):
+def small(tmp_path_factory, write):
     """The small config and the results.csv of a plain run with one worker."""
     base = tmp_path_factory.mktemp("small")
     config = write(base / "small.toml", SMALL)
@@ -141,20 +126,20 @@ def test_dask_local_cluster_gives_identical_results(small, tmp_path):
     assert read(tmp_path / "dask" / "manifest.json")  # the report is complete
 
 
-def test_unreachable_scheduler_is_a_one_line_error(small, tmp_path, capsys, monkeypatch):
+def test_unreachable_scheduler_is_a_one_line_error(small, tmp_path, monkeypatch, run_cli):
     import dask.distributed
 
     # the same failure, met after 1 s instead of the runner's 10 s connection timeout
     client = dask.distributed.Client
     monkeypatch.setattr(dask.distributed, "Client", lambda address, timeout: client(address, timeout="1s"))
     config, _ = small
-    status, out, err = cli(capsys, ["run", config, "--out", str(tmp_path / "x"),
+    status, out, err = run_cli(["run", config, "--out", str(tmp_path / "x"),
                                     "--scheduler", "tcp://127.0.0.1:9"])
     assert status == 2 and out == "" and err.count("\n") == 1 and "--scheduler" in err, err
     assert not os.path.exists(tmp_path / "x" / "results.csv")
 
 
-def test_interrupted_run_resumes_to_identical_results(small, tmp_path, monkeypatch, capsys):
+def test_interrupted_run_resumes_to_identical_results(small, tmp_path, monkeypatch, run_cli):
     config, expected = small
     out = str(tmp_path / "resumed")
     tasks = runner.plan(load_config(config)[0])
@@ -169,7 +154,7 @@ def test_interrupted_run_resumes_to_identical_results(small, tmp_path, monkeypat
         return real(spec)
 
     monkeypatch.setattr(runner, "run_task", interrupted)
-    status, stdout, err = cli(capsys, ["run", config, "--out", out])
+    status, stdout, err = run_cli(["run", config, "--out", out])
     assert status == 130 and stdout == "" and "interrupted" in err, (status, err)
     assert stored(out) == set(calls) == {t["id"] for t in tasks[:k]}
     assert sorted(os.listdir(out)) == ["tasks"]  # no results.csv, no partial report
@@ -180,7 +165,7 @@ def test_interrupted_run_resumes_to_identical_results(small, tmp_path, monkeypat
 
     calls.clear()
     monkeypatch.setattr(runner, "run_task", counted)
-    status, stdout, err = cli(capsys, ["run", config, "--out", out])
+    status, stdout, err = run_cli(["run", config, "--out", out])
     assert status == 0, err
     assert calls == [t["id"] for t in tasks[k:]]  # nothing finished is computed again
     assert read(os.path.join(out, "results.csv")) == expected
@@ -219,7 +204,7 @@ def test_each_runs_reading_is_checked_once_and_can_fail(small, monkeypatch):
     assert not cell["ok"] and cell["wrong_topics"] > 0, cell
 
 
-def test_another_seed_changes_the_simulation_only(small, tmp_path):
+def test_another_seed_changes_the_simulation_only(small, tmp_path, write):
     config, expected = small
     other = write(tmp_path / "other.toml", SMALL.replace("seed = 42", "seed = 43"))
     run_experiment(other, out=str(tmp_path / "other"))
@@ -290,8 +275,8 @@ def data_dir(tmp_path):
     return tmp_path
 
 
-def assert_config_error(capsys, argv, out_dir, fragment) -> str:
-    status, out, err = cli(capsys, argv)
+def assert_config_error(run_cli, argv, out_dir, fragment) -> str:
+    status, out, err = run_cli(argv)
     assert status == 2, (status, err)
     assert out == "", out
     assert err.endswith("\n") and err.count("\n") == 1, err  # one line
@@ -301,26 +286,26 @@ def assert_config_error(capsys, argv, out_dir, fragment) -> str:
 
 
 @pytest.mark.parametrize("mistake", list(MISTAKES))
-def test_config_mistake_exits_2_naming_the_key(mistake, data_dir, capsys):
+def test_config_mistake_exits_2_naming_the_key(mistake, data_dir, run_cli, write):
     text, key = MISTAKES[mistake]
     config = write(data_dir / "exp.toml", text)
     out = data_dir / "out"
-    err = assert_config_error(capsys, ["run", config, "--out", str(out)], out, key)
+    err = assert_config_error(run_cli, ["run", config, "--out", str(out)], out, key)
     assert err.startswith("rpdi run: ")
     if "." in key and " " not in key and not key.endswith(":2"):  # a key path: named as such
         assert re.search(rf"(^|\s){re.escape(key)}:", err), err
 
 
-def test_unknown_config_name_exits_2(tmp_path, capsys):
+def test_unknown_config_name_exits_2(tmp_path, run_cli):
     out = tmp_path / "out"
-    err = assert_config_error(capsys, ["run", "no_such_experiment", "--out", str(out)], out,
+    err = assert_config_error(run_cli, ["run", "no_such_experiment", "--out", str(out)], out,
                               "no_such_experiment")
     assert "validate_core" in err  # names the shipped ones
-    assert_config_error(capsys, ["run", str(tmp_path / "missing.toml"), "--out", str(out)], out,
+    assert_config_error(run_cli, ["run", str(tmp_path / "missing.toml"), "--out", str(out)], out,
                         "missing.toml: no such file")
 
 
-def test_a_directory_does_not_shadow_a_shipped_config(tmp_path, monkeypatch, capsys):
+def test_a_directory_does_not_shadow_a_shipped_config(tmp_path, monkeypatch, run_cli):
     """A results directory named like a shipped config (``--out validate_core``) is not a config."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "template").mkdir()
@@ -330,21 +315,21 @@ def test_a_directory_does_not_shadow_a_shipped_config(tmp_path, monkeypatch, cap
     shipped = resources.files("rpdi.experiments") / "configs" / "template.toml"
     assert os.path.samefile(config_path("template"), str(shipped))
     (tmp_path / "d.toml").mkdir()
-    assert_config_error(capsys, ["run", "d.toml", "--out", "o"], tmp_path / "o", "d.toml")
+    assert_config_error(run_cli, ["run", "d.toml", "--out", "o"], tmp_path / "o", "d.toml")
 
 
-def test_bad_workers_exits_2(small, tmp_path, capsys):
+def test_bad_workers_exits_2(small, tmp_path, run_cli):
     config, _ = small
-    assert_config_error(capsys, ["run", config, "--out", str(tmp_path / "o"), "--workers", "0"],
+    assert_config_error(run_cli, ["run", config, "--out", str(tmp_path / "o"), "--workers", "0"],
                         tmp_path / "o", "--workers")
 
 
 # --------------------------------------------------------------------------- shipped configs
 
 
-def test_shipped_validate_core(tmp_path, capsys):
+def test_shipped_validate_core(tmp_path, run_cli):
     out = tmp_path / "validate_core"
-    status, stdout, err = cli(capsys, ["run", "validate_core", "--out", str(out)])
+    status, stdout, err = run_cli(["run", "validate_core", "--out", str(out)])
     assert status == 0, err
     assert "verdict: AGREE (exit 0)" in stdout and "alpha = 0.01" in stdout
     assert "FAIL" not in stdout
@@ -368,9 +353,9 @@ def test_shipped_validate_core(tmp_path, capsys):
     assert {r["measure"] for r in agents} == {"P@10", "RR", "TBG"} and {r["run"] for r in agents} == {"sys01"}
 
 
-def test_shipped_metric_agreement(tmp_path, capsys):
+def test_shipped_metric_agreement(tmp_path, run_cli):
     out = tmp_path / "metric_agreement"
-    status, stdout, err = cli(capsys, ["run", "metric_agreement", "--out", str(out)])
+    status, stdout, err = run_cli(["run", "metric_agreement", "--out", str(out)])
     # no warnings either: stderr holds progress lines only (a line every few seconds off a terminal)
     progress = re.compile(r"\s*\d+%\|.*\| \d+/\d+ \[.*task.*\]")
     assert status == 0 and all(progress.fullmatch(line) for line in err.splitlines()), err
@@ -438,12 +423,6 @@ def _md_table(text: str, heading: str) -> tuple[list[str], list[list[str]]]:
     return table[0], table[2:]
 
 
-def printed(value: float, text: str) -> None:
-    """``value`` rounds to ``text`` at the number of decimals the paper prints."""
-    decimals = len(text.split(".")[1]) if "." in text else 0
-    assert abs(value - float(text)) <= 0.5 * 10.0 ** -decimals + 1e-9, (value, text)
-
-
 # Moffat & Zobel (2008), seed 003: Table II on "$$---$----$-----$---" (rows: relevant document
 # rank; columns p = 0.5, 0.8, 0.95), as printed.
 TABLE_II = {"1": ("1.0000", "1.0000", "1.0000"), "2": ("0.5000", "0.8000", "0.9500"),
@@ -456,9 +435,9 @@ RESIDUAL_BOUNDS = {"0.5": ("0.7661", "0.7663"), "0.8": ("0.447", "0.489"), "0.95
 DEPTHS = {"0.5": 14, "0.8": 42, "0.95": 180}
 
 
-def test_shipped_rbp_paper_reproduces_the_seed(tmp_path, capsys):
+def test_shipped_rbp_paper_reproduces_the_seed(tmp_path, run_cli, printed):
     out = tmp_path / "rbp_paper"
-    status, stdout, err = cli(capsys, ["run", "rbp_paper", "--out", str(out)])
+    status, stdout, err = run_cli(["run", "rbp_paper", "--out", str(out)])
     assert status == 0, err
     assert "verdict: AGREE" in stdout
     verdicts = _md_rows(read(out / "summary.md").decode(), "## Agreement")
@@ -497,7 +476,7 @@ def test_shipped_rbp_paper_reproduces_the_seed(tmp_path, capsys):
         assert_png(out / "plots" / f"{name}.png")  # Figures 5 and 6 among them
 
 
-def test_shipped_template_runs_as_shipped_and_next_to_user_data(data_dir, capsys, monkeypatch):
+def test_shipped_template_runs_as_shipped_and_next_to_user_data(data_dir, monkeypatch, run_cli, write):
     """As shipped the template runs on its synthetic collection; copied next to a tiny qrels file
     and a runs/ folder, with [data.synthetic] commented out and qrels and runs uncommented as it
     says, it runs on them (its paths are relative to the config; the output goes to its
@@ -505,7 +484,7 @@ def test_shipped_template_runs_as_shipped_and_next_to_user_data(data_dir, capsys
     shipped = (resources.files("rpdi.experiments") / "configs" / "template.toml").read_text()
     text = shipped.replace("users = 2000", "users = 100")
     assert text != shipped
-    status, _, err = cli(capsys, ["run", write(data_dir / "as_shipped.toml", text), "--out", str(data_dir / "s")])
+    status, _, err = run_cli(["run", write(data_dir / "as_shipped.toml", text), "--out", str(data_dir / "s")])
     assert status == 0, err
     rows = list(csv.DictReader(read(data_dir / "s" / "results.csv").decode().splitlines()))
     assert {r["run"] for r in rows} == {f"sys{i:02d}" for i in range(1, 6)}  # runs = 5 synthetic systems
@@ -515,7 +494,7 @@ def test_shipped_template_runs_as_shipped_and_next_to_user_data(data_dir, capsys
     text = text.replace('# dir = "results/my-experiment"', 'dir = "results/my-experiment"')
     config = write(data_dir / "my_experiment.toml", text)
     monkeypatch.chdir(data_dir / "runs")  # the working directory does not matter
-    status, stdout, err = cli(capsys, ["run", config])
+    status, stdout, err = run_cli(["run", config])
     assert status == 0, err
     out = data_dir / "results" / "my-experiment"
     rows = list(csv.DictReader(read(out / "results.csv").decode().splitlines()))

@@ -68,15 +68,6 @@ def data(tmp_path):
     return tmp_path
 
 
-def run_cli(capsys, argv):
-    try:
-        status = main([str(a) for a in argv])
-    except SystemExit as exc:
-        status = exc.code
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 def one_line(err, *fragments):
     assert "Traceback" not in err and err.endswith("\n") and len(err.splitlines()) == 1, err
     for f in fragments:
@@ -94,35 +85,35 @@ def config(tmp_path, measures, users=50, name="c.toml", extra=""):
 
 # ------------------------------------------------------------------ stale results on resume
 
-def test_a_changed_input_is_computed_anew_on_resume(data, capsys):
+def test_a_changed_input_is_computed_anew_on_resume(data, run_cli):
     cfg = config(data, ["RBP(p=0.8)", "models.py:Halves"])
     out = data / "out"
-    status, first, _ = run_cli(capsys, ["run", cfg, "--out", out])
+    status, first, _ = run_cli(["run", cfg, "--out", out])
     assert status == 0 and first.startswith("0 of 2 tasks reused")
-    assert run_cli(capsys, ["run", cfg, "--out", out])[1].startswith("2 of 2 tasks reused")
+    assert run_cli(["run", cfg, "--out", out])[1].startswith("2 of 2 tasks reused")
     # the qrels change in place (same path): every task is recomputed, and the results are
     # those of a fresh run on the new qrels elsewhere
     (data / "q.txt").write_text(QRELS.replace("d3 2", "d3 0"))
-    status, again, _ = run_cli(capsys, ["run", cfg, "--out", out])
+    status, again, _ = run_cli(["run", cfg, "--out", out])
     assert status == 0 and again.startswith("0 of 2 tasks reused")
-    assert run_cli(capsys, ["run", cfg, "--out", data / "fresh"])[0] == 0
+    assert run_cli(["run", cfg, "--out", data / "fresh"])[0] == 0
     assert (out / "results.csv").read_text() == (data / "fresh" / "results.csv").read_text()
     # the model's source changes (same file name): only its task is recomputed
     (data / "models.py").write_text(MODELS.replace("geometric(0.5, at.gain)", "geometric(0.9, at.gain)"))
-    status, model_changed, _ = run_cli(capsys, ["run", cfg, "--out", out])
+    status, model_changed, _ = run_cli(["run", cfg, "--out", out])
     assert status == 0 and model_changed.startswith("1 of 2 tasks reused")
     assert json.loads((out / "manifest.json").read_text())["reused"] == 1
     # the results of the earlier inputs (3 other ids) are gone; this run's 2 stay and are reused
     assert len(list((out / "tasks").iterdir())) == 2
-    assert run_cli(capsys, ["run", cfg, "--out", out])[1].startswith("2 of 2 tasks reused")
+    assert run_cli(["run", cfg, "--out", out])[1].startswith("2 of 2 tasks reused")
 
 
 # ------------------------------------------------------------------ overflow and numeric warnings
 
-def test_exp_log2_gains_of_huge_grades(tmp_path, capsys):
+def test_exp_log2_gains_of_huge_grades(tmp_path, run_cli):
     (tmp_path / "q.txt").write_text("1 0 d1 2000\n1 0 d2 1999\n2 0 d1 1024\n")
     (tmp_path / "r.txt").write_text("1 Q0 d2 1 2 t\n1 Q0 d1 2 1 t\n2 Q0 d1 1 1 t\n")
-    status, out, err = run_cli(capsys, ["eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m",
+    status, out, err = run_cli(["eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m",
                                         "nDCG(dcg='exp-log2')", "--per-topic", "--format", "json"])
     assert status == 0 and err == ""
     values = {r["topic"]: r["value"] for r in json.loads(out)}
@@ -133,44 +124,44 @@ def test_exp_log2_gains_of_huge_grades(tmp_path, capsys):
     assert values["2"] == 1.0  # a perfect ranking (was 0.0: 2^1024 overflowed)
     # ERR's satisfaction probability (2^g - 1) / 2^max_rel with max_rel = 2000: 1/2 - 2^-2000 for
     # the grade 1999 at rank 1 (was an overflow); ERR(max_rel=5000) is below the smallest float
-    status, out, err = run_cli(capsys, ["eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "ERR(max_rel=2000)@1",
+    status, out, err = run_cli(["eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "ERR(max_rel=2000)@1",
                                         "-m", "ERR(max_rel=5000)@1", "--per-topic", "--format", "json"])
     assert status == 0 and err == ""
     err_values = {(r["measure"], r["topic"]): r["value"] for r in json.loads(out)}
     assert err_values[("ERR(max_rel=2000)@1", "1")] == 0.5
     assert err_values[("ERR(max_rel=5000)@1", "1")] == 0.0
     # the same through the browsing model, exactly and simulated
-    status, out, err = run_cli(capsys, ["simulate", tmp_path / "q.txt", tmp_path / "r.txt", "-m",
+    status, out, err = run_cli(["simulate", tmp_path / "q.txt", tmp_path / "r.txt", "-m",
                                         "nDCG(dcg='exp-log2')@3", "--users", "200", "--format", "json"])
     assert status == 0 and err.startswith("verdict: AGREE") and len(err.splitlines()) == 1, err
     (rec,) = json.loads(out)
     assert rec["exact"] == pytest.approx((values["1"] + 1) / 2, rel=1e-12)
     # DCG itself is beyond float: one line naming the measure
-    status, out, err = run_cli(capsys, ["eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m",
+    status, out, err = run_cli(["eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m",
                                         "DCG(dcg='exp-log2')"])
     assert status == 2 and out == ""
     one_line(err, "DCG(dcg='exp-log2')", "grade 2000")
 
 
-def test_numpy_warnings_never_reach_the_terminal(data, capsys):
+def test_numpy_warnings_never_reach_the_terminal(data, run_cli):
     (data / "r.txt").write_text("1 Q0 d2 1 1e308 t\n1 Q0 d3 2 -1e308 t\n1 Q0 d1 3 0 t\n")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a warning that escapes would be an internal error
-        status, out, err = run_cli(capsys, ["eval", data / "q.txt", data / "r.txt", "-m", "RR",
+        status, out, err = run_cli(["eval", data / "q.txt", data / "r.txt", "-m", "RR",
                                             "--compat", "pytrec_eval", "--per-topic", "--format", "json"])
     assert status == 0 and err == ""
     # 1e308 is +inf as a float32 (as pytrec_eval stores it): d2 (non-relevant) stays first, -1e308
     # (-inf) second, d1 last: RR = 1/2 from d3
     assert {r["topic"]: r["value"] for r in json.loads(out)}["1"] == 0.5
     # a model of one's own whose gains overflow: no result, one line
-    status, out, err = run_cli(capsys, ["simulate", data / "q.txt", data / "r.txt", "-m",
+    status, out, err = run_cli(["simulate", data / "q.txt", data / "r.txt", "-m",
                                         f"{data / 'models.py'}:Overflows", "--users", "10"])
     # (its infinite gains are caught by the exact evaluator's check of a model's branches: bad
     # input, naming the file, class, rank and state)
     assert status == 2 and out == ""
     one_line(err, "models.py: Overflows: at rank 1, state 0: branch 0 has gain inf, not a finite number")
     # the same in worker processes of rpdi run, where the command's own check cannot see them
-    status, out, err = run_cli(capsys, ["run", config(data, ["models.py:Overflows"]), "--out", data / "o",
+    status, out, err = run_cli(["run", config(data, ["models.py:Overflows"]), "--out", data / "o",
                                         "--workers", "2"])
     assert status == 2 and out == ""
     one_line(err, "models.py: Overflows: at rank 1, state 0: branch 0 has gain inf, not a finite number")
@@ -183,16 +174,16 @@ def test_numpy_warnings_never_reach_the_terminal(data, capsys):
     ("--target-stderr", "-0.5", "target_stderr"), ("--target-stderr", "nan", "target_stderr"),
     ("--max-users", "0", "max_users"), ("--users", "-3", "users"),
 ])
-def test_command_line_settings_fail_as_the_config_does(data, capsys, flag, value, key):
+def test_command_line_settings_fail_as_the_config_does(data, flag, value, key, run_cli):
     argv = ["simulate", data / "q.txt", data / "r.txt", "-m", "P@2", "--users", "10", flag, value]
     if flag == "--max-users":
         argv += ["--target-stderr", "0.01"]
-    status, out, err = run_cli(capsys, argv)
+    status, out, err = run_cli(argv)
     assert status == 2 and out == ""
     one_line(err, flag)
     cli_message = err.split(f"{flag}: ", 1)[1]
     cfg = config(data, ["P@2"], users=None, extra=f"{key} = {value}\n")
-    status, _, err = run_cli(capsys, ["run", cfg, "--out", data / "o"])
+    status, _, err = run_cli(["run", cfg, "--out", data / "o"])
     assert status == 2
     one_line(err, f"experiment.{key}: ")
     assert err.split(f"experiment.{key}: ", 1)[1] == cli_message
@@ -219,15 +210,15 @@ def test_full_disk_is_one_line(capsys, monkeypatch):
     one_line(capsys.readouterr().err, "rpdi measures", "/dev/full", "No space left")
 
 
-def test_unwritable_output_directory_is_named(data, capsys):
+def test_unwritable_output_directory_is_named(data, run_cli):
     cfg = config(data, ["P@2"])
     for out, why in ((cfg, "is a file"), (cfg / "sub", "Not a directory")):
-        status, stdout, err = run_cli(capsys, ["run", cfg, "--out", out])
+        status, stdout, err = run_cli(["run", cfg, "--out", out])
         assert status == 2 and stdout == ""
         one_line(err, str(out), why)
 
 
-def test_a_full_disk_while_writing_results_names_the_file(data, capsys, monkeypatch):
+def test_a_full_disk_while_writing_results_names_the_file(data, monkeypatch, run_cli):
     from rpdi.experiments import store
 
     real = store.os.fsync
@@ -238,7 +229,7 @@ def test_a_full_disk_while_writing_results_names_the_file(data, capsys, monkeypa
         return real(fd)
 
     monkeypatch.setattr(store.os, "fsync", full)
-    status, out, err = run_cli(capsys, ["run", config(data, ["P@2"]), "--out", data / "out"])
+    status, out, err = run_cli(["run", config(data, ["P@2"]), "--out", data / "out"])
     assert status == 1 and out == ""
     one_line(err, str(data / "out" / "results.csv"), "No space left on device")
     assert not (data / "out" / "results.csv").exists() and not glob.glob(str(data / "out" / ".tmp-*"))
@@ -248,29 +239,29 @@ def test_a_full_disk_while_writing_results_names_the_file(data, capsys, monkeypa
 
 @pytest.mark.parametrize("cls, method", [("InitFails", "__init__"), ("StepFails", "step"),
                                          ("GainsFail", "gains")])
-def test_exceptions_in_a_model_of_ones_own_name_measure_and_file(data, capsys, cls, method):
+def test_exceptions_in_a_model_of_ones_own_name_measure_and_file(data, cls, method, run_cli):
     measure = f"{data / 'models.py'}:{cls}"
     for argv in (["simulate", data / "q.txt", data / "r.txt", "-m", measure, "--users", "10"],
                  ["properties", "-m", measure + "@4"],
                  ["run", config(data, [f"models.py:{cls}"]), "--out", data / "o"]):
-        status, out, err = run_cli(capsys, argv)
+        status, out, err = run_cli(argv)
         assert status == 2 and out == "", err
         one_line(err, f"models.py:{cls}", str(data / "models.py"), f"{cls}.{method}", "boom in")
 
 
 @pytest.mark.parametrize("command", ["eval", "compare"])
-def test_eval_says_a_model_of_ones_own_has_no_closed_form(data, capsys, command):
-    status, out, err = run_cli(capsys, [command, data / "q.txt", data / "r.txt", data / "r.txt", "-m",
+def test_eval_says_a_model_of_ones_own_has_no_closed_form(data, command, run_cli):
+    status, out, err = run_cli([command, data / "q.txt", data / "r.txt", data / "r.txt", "-m",
                                         f"{data / 'models.py'}:Halves()"])
     assert status == 2
     one_line(err, "models.py:Halves()", "no closed form")
 
 
-def test_compare_validates_seed_and_users_as_simulate_does(data, capsys):
+def test_compare_validates_seed_and_users_as_simulate_does(data, run_cli):
     for flag, value in (("--seed", "-1"), ("--users", "-2")):
         messages = []
         for command in ("simulate", "compare"):
-            status, out, err = run_cli(capsys, [command, data / "q.txt", data / "r.txt", data / "r.txt",
+            status, out, err = run_cli([command, data / "q.txt", data / "r.txt", data / "r.txt",
                                                 "-m", "P@2", flag, value])
             assert status == 2 and out == ""
             one_line(err, flag)
@@ -278,21 +269,21 @@ def test_compare_validates_seed_and_users_as_simulate_does(data, capsys):
         assert messages[0] == messages[1]
 
 
-def test_help_says_models_of_ones_own_execute_code(capsys):
+def test_help_says_models_of_ones_own_execute_code(run_cli):
     for command in ("simulate", "properties", "run"):
-        status, out, _ = run_cli(capsys, [command, "--help"])
+        status, out, _ = run_cli([command, "--help"])
         assert status == 0 and "EXECUTES PYTHON CODE" in " ".join(out.split())
 
 
 # ------------------------------------------------------------------ memory
 
-def test_what_is_too_big_is_named(data, capsys):
-    status, out, err = run_cli(capsys, ["eval", "/dev/zero", data / "r.txt", "-m", "P@2"])
+def test_what_is_too_big_is_named(data, run_cli):
+    status, out, err = run_cli(["eval", "/dev/zero", data / "r.txt", "-m", "P@2"])
     assert status == 2
     one_line(err, "/dev/zero", "device")
     (data / "huge.toml").write_text('[experiment]\nname = "h"\n[data.synthetic]\ndepth = 100000000000\n'
                                     '[[measures]]\nname = "P@10"\n')
-    status, out, err = run_cli(capsys, ["run", data / "huge.toml", "--out", data / "o"])
+    status, out, err = run_cli(["run", data / "huge.toml", "--out", data / "o"])
     assert status == 2
     one_line(err, "data.synthetic", "topics x runs x depth")
 
@@ -322,12 +313,12 @@ def test_property_search_is_chunked_and_sampled_when_deep(monkeypatch):
         assert sampled.verdicts == full.verdicts
 
 
-def test_properties_table_says_when_search_is_sampled(capsys, monkeypatch):
+def test_properties_table_says_when_search_is_sampled(monkeypatch, run_cli):
     from rpdi.metrics import properties as props
 
     monkeypatch.setattr(props, "EXHAUSTIVE_DEPTH", 6)
     monkeypatch.setattr(props, "SAMPLED", 256)
-    status, out, err = run_cli(capsys, ["properties", "-m", "P@8", "-m", "RR@5"])
+    status, out, err = run_cli(["properties", "-m", "P@8", "-m", "RR@5"])
     assert status == 0 and err == ""
     assert "P@8: sampled: 2^8 binary rankings are too many" in out
     assert "RR@5: sampled" not in out
@@ -349,7 +340,7 @@ def deadline(seconds):
         signal.signal(signal.SIGALRM, old)
 
 
-def test_unbounded_work_is_refused_with_the_estimate(data, capsys, monkeypatch):
+def test_unbounded_work_is_refused_with_the_estimate(data, monkeypatch, run_cli):
     from rpdi.metrics.errors import InputError
     from rpdi.simulate import simulate, work
 
@@ -360,11 +351,11 @@ def test_unbounded_work_is_refused_with_the_estimate(data, capsys, monkeypatch):
         # the agent engine is slower: its limit is lower (2 x 10^7 users: 1.2e8 steps)
         with pytest.raises(InputError, match=r"about 1.2e\+08 user-document steps .* agent engine"):
             simulate(data / "q.txt", [data / "r.txt"], ["P@3"], users=2 * 10 ** 7, engine="agent")
-        status, out, err = run_cli(capsys, ["simulate", data / "q.txt", data / "r.txt", "-m", "P@3",
+        status, out, err = run_cli(["simulate", data / "q.txt", data / "r.txt", "-m", "P@3",
                                             "--users", 10 ** 12])
         assert status == 2
         one_line(err, "about 6e+12 user-document steps", "--force")
-        status, out, err = run_cli(capsys, ["run", config(data, ["P@3"], users=10 ** 12), "--out", data / "o"])
+        status, out, err = run_cli(["run", config(data, ["P@3"], users=10 ** 12), "--out", data / "o"])
         assert status == 2
         one_line(err, "about 6e+12", "force = true")
     monkeypatch.setattr(work, "TIME_LIMIT", 1e-6)
@@ -373,11 +364,11 @@ def test_unbounded_work_is_refused_with_the_estimate(data, capsys, monkeypatch):
     assert simulate(data / "q.txt", [data / "r.txt"], ["P@3"], users=10, force=True)[0]["users"] == 10  # per topic
 
 
-def test_progress_lines_when_stderr_is_not_a_terminal(data, capsys, monkeypatch):
+def test_progress_lines_when_stderr_is_not_a_terminal(data, monkeypatch, run_cli):
     from rpdi.simulate import progress
 
     monkeypatch.setattr(progress, "LOG_INTERVAL", 0.0)
-    status, out, err = run_cli(capsys, ["simulate", data / "q.txt", data / "r.txt", "-m", "RBP(p=0.9)",
+    status, out, err = run_cli(["simulate", data / "q.txt", data / "r.txt", "-m", "RBP(p=0.9)",
                                         "-m", "P@2", "--users", "20000"])
     assert status == 0 and out
     lines = err.splitlines()
@@ -476,24 +467,24 @@ def test_interrupt_and_death_of_the_parent_stop_the_workers(data):
         _exit_status(pid, 5)
 
 
-def test_a_second_run_on_the_same_output_is_refused(data, capsys):
+def test_a_second_run_on_the_same_output_is_refused(data, run_cli):
     from rpdi.experiments.run import output_lock
 
     cfg = config(data, ["P@2"])
     out = data / "out"
     with output_lock(str(out)):
-        status, stdout, err = run_cli(capsys, ["run", cfg, "--out", out, "--fresh"])
+        status, stdout, err = run_cli(["run", cfg, "--out", out, "--fresh"])
     assert status == 2 and stdout == ""
     one_line(err, str(out), "another rpdi run")
     assert not (out / "results.csv").exists()
-    assert run_cli(capsys, ["run", cfg, "--out", out])[0] == 0  # the lock is released
+    assert run_cli(["run", cfg, "--out", out])[0] == 0  # the lock is released
 
 
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600)])
-def test_result_files_follow_the_umask(data, capsys, umask, mode):
+def test_result_files_follow_the_umask(data, umask, mode, run_cli):
     old = os.umask(umask)
     try:
-        assert run_cli(capsys, ["run", config(data, ["P@2"]), "--out", data / "out"])[0] == 0
+        assert run_cli(["run", config(data, ["P@2"]), "--out", data / "out"])[0] == 0
     finally:
         os.umask(old)
     files = [data / "out" / "results.csv", data / "out" / "manifest.json", *(data / "out" / "tasks").iterdir()]
@@ -501,12 +492,12 @@ def test_result_files_follow_the_umask(data, capsys, umask, mode):
         assert os.stat(path).st_mode & 0o777 == mode, path
 
 
-def test_compare_users_refuses_unbounded_simulation_before_starting(data, capsys):
+def test_compare_users_refuses_unbounded_simulation_before_starting(data, run_cli):
     """compare --users simulates where outcome distributions are not finite (TBG's time budget):
     the same work estimate as rpdi simulate refuses 10^12 users at once, with the estimate."""
     (data / "r2.txt").write_text("1 Q0 d1 1 3 u\n1 Q0 d2 2 2 u\n2 Q0 d9 1 1 u\n")
     started = time.perf_counter()
-    status, out, err = run_cli(capsys, ["compare", data / "q.txt", data / "r.txt", data / "r2.txt",
+    status, out, err = run_cli(["compare", data / "q.txt", data / "r.txt", data / "r2.txt",
                                         "-m", "TBG", "--users", "1000000000000", "--resamples", "10"])
     assert status == 2 and out == ""
     one_line(err, "simulation too large", "steps", "--force")

@@ -11,12 +11,6 @@ from rpdi.metrics.errors import InputError
 from rpdi.usermodels.clickmodels import evaluate, fit
 
 
-def _write(tmp_path, name, text):
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
-
-
 def _log(docs, clicks, queries=None):
     docs = np.asarray(docs)
     S = len(docs)
@@ -37,9 +31,9 @@ def _random_log(rng, S, N, n_queries=2, n_docs=4, p_click=0.3, max_clicks=None):
 
 # -- reading ---------------------------------------------------------------------------------
 
-def test_yandex_format_and_tsv_agree(tmp_path):
-    ya = _write(tmp_path, "y.txt", "q1\td1,d2,d3 : d2 , d9 ,d2;  q2\td4,d1,d5 :  ;\nq1\td3,d2,d1 : d1;")
-    tsv = _write(tmp_path, "t.tsv", "".join(
+def test_yandex_format_and_tsv_agree(tmp_path, write):
+    ya = write(tmp_path / "y.txt", "q1\td1,d2,d3 : d2 , d9 ,d2;  q2\td4,d1,d5 :  ;\nq1\td3,d2,d1 : d1;")
+    tsv = write(tmp_path / "t.tsv", "".join(
         f"{s}\t{q}\t{r}\t{d}\t{c}\n" for s, q, docs, clicked in
         [("a", "q1", "d1 d2 d3", "d2"), ("b", "q2", "d4 d1 d5", ""), ("c", "q1", "d3 d2 d1", "d1")]
         for r, d in enumerate(docs.split(), 1) for c in [int(d in clicked.split())]))
@@ -50,8 +44,8 @@ def test_yandex_format_and_tsv_agree(tmp_path):
         assert log.queries[log.query].tolist() == ["q1", "q2", "q1"]
 
 
-def test_qrels_attach_grades(tmp_path):
-    log = read_clicklog(_write(tmp_path, "y.txt", "q1\td1,d2 : d2;"), _write(tmp_path, "qrels", "q1 0 d2 3\nq2 0 d1 1\n"))
+def test_qrels_attach_grades(tmp_path, write):
+    log = read_clicklog(write(tmp_path / "y.txt", "q1\td1,d2 : d2;"), write(tmp_path / "qrels", "q1 0 d2 3\nq2 0 d1 1\n"))
     assert np.isnan(log.grade[0, 0]) and log.grade[0, 1] == 3
 
 
@@ -63,9 +57,9 @@ def test_qrels_attach_grades(tmp_path):
     ("s\tq\t1\td1\tyes\n", ":1: clicked 'yes' is not an integer"),
     ("  \n", "empty click log"),
 ])
-def test_bad_logs_name_the_place(tmp_path, text, message):
+def test_bad_logs_name_the_place(tmp_path, text, message, write):
     with pytest.raises(InputError, match=message.replace("(", r"\(").replace(".", r"\.")):
-        read_clicklog(_write(tmp_path, "bad.txt", text))
+        read_clicklog(write(tmp_path / "bad.txt", text))
 
 
 # -- the published algorithms, computed by hand on tiny logs ----------------------------------
@@ -205,14 +199,14 @@ def test_fit_recovers_a_known_user(name, truth, rule):
 
 # -- the command -------------------------------------------------------------------------------
 
-def test_fit_command_prints_a_measure_that_eval_accepts(tmp_path, capsys):
+def test_fit_command_prints_a_measure_that_eval_accepts(tmp_path, capsys, write):
     from rpdi.experiments.cli import main
 
     rng = np.random.default_rng(9)
     log = _simulate(rng, 400, 5, rng.uniform(0.2, 0.8, 8), lambda r, c, n: 0.7)
     lines = "".join(f"{s}\tq0\t{r + 1}\t{log.docnos[log.docs[s, r]]}\t{int(log.clicks[s, r])}\n"
                     for s in range(len(log)) for r in range(5))
-    path = _write(tmp_path, "log.tsv", lines)
+    path = write(tmp_path / "log.tsv", lines)
     assert main(["fit", path, "-m", "RBP", "-m", "PBM", "--format", "json", "--seed", "2", "--no-stderr"]) == 0
     records = json.loads(capsys.readouterr().out)
     assert {r["model"] for r in records} == {"RBP", "PBM"}
@@ -227,8 +221,8 @@ def test_fit_command_prints_a_measure_that_eval_accepts(tmp_path, capsys):
         assert out.out == "" and len(out.err.strip().splitlines()) == 1, out.err
 
 
-def test_a_model_of_ones_own_fits_like_the_builtin_it_copies(tmp_path):
-    plugin = _write(tmp_path, "patient.py", """
+def test_a_model_of_ones_own_fits_like_the_builtin_it_copies(tmp_path, write):
+    plugin = write(tmp_path / "patient.py", """
 from rpdi.usermodels.base import BrowsingModel, geometric
 
 
@@ -247,10 +241,10 @@ class Patient(BrowsingModel):
     assert own.measure == f"{plugin}:Patient(q={own.params['q']:.4g})"
 
 
-def test_attractiveness_per_grade_with_qrels(tmp_path):
+def test_attractiveness_per_grade_with_qrels(tmp_path, write):
     """With qrels, DCTR's click probability is one per grade: clicks / impressions by hand."""
-    log = read_clicklog(_write(tmp_path, "y.txt", "q\ta,b,c : a; q\tb,a,c : a , c; q\tc,b,a :;"),
-                        _write(tmp_path, "qrels", "q 0 a 2\nq 0 b 0\n"))
+    log = read_clicklog(write(tmp_path / "y.txt", "q\ta,b,c : a; q\tb,a,c : a , c; q\tc,b,a :;"),
+                        write(tmp_path / "qrels", "q 0 a 2\nq 0 b 0\n"))
     m = fit("DCTR", log, by_grade=True, prior=(0, 0))
     got = dict(zip(m.keys, m.alpha))
     assert got == pytest.approx({"grade 2": 2 / 3, "grade 0": 0.0, "unjudged": 1 / 3})

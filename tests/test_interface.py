@@ -8,7 +8,6 @@ import json
 import pytest
 
 from rpdi.experiments.cli import _telling_apart
-from rpdi.experiments.cli import main as rpdi_main
 from rpdi.experiments.config import expand_measures, load_config
 from rpdi.experiments.runner import plan
 
@@ -27,40 +26,34 @@ def files(tmp_path):
     return tmp_path
 
 
-def run(capsys, argv):
-    status = rpdi_main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def test_runs_of_the_same_file_name_are_named_name_equals_path(files, capsys):
+def test_runs_of_the_same_file_name_are_named_name_equals_path(files, run_cli):
     q, a, b = str(files / "qrels.txt"), str(files / "a" / "run.txt"), str(files / "b" / "run.txt")
-    status, out, err = run(capsys, ["eval", q, a, b, "-m", "P@2"])
+    status, out, err = run_cli(["eval", q, a, b, "-m", "P@2"])
     assert status == 2 and out == "" and err.count("\n") == 1
     assert a in err and b in err and "'run'" in err and "NAME=PATH" in err, err
-    status, out, err = run(capsys, ["eval", q, f"first={a}", f"second={b}", "-m", "P@2", "-m", "AP",
+    status, out, err = run_cli(["eval", q, f"first={a}", f"second={b}", "-m", "P@2", "-m", "AP",
                                     "--format", "json"])
     assert status == 0, err
     named = {(r["run"], r["measure"]): r["value"] for r in json.loads(out)}
     for name, path in (("first", a), ("second", b)):  # each named run scores as its file alone
-        status, out, _ = run(capsys, ["eval", q, path, "-m", "P@2", "-m", "AP", "--format", "json"])
+        status, out, _ = run_cli(["eval", q, path, "-m", "P@2", "-m", "AP", "--format", "json"])
         assert status == 0
         alone = {r["measure"]: r["value"] for r in json.loads(out)}
         assert alone == {m: named[name, m] for m in ("P@2", "AP")}
 
 
-def test_digits_and_significant_standard_errors(files, capsys):
+def test_digits_and_significant_standard_errors(files, run_cli):
     q, a = str(files / "qrels.txt"), str(files / "a" / "run.txt")
     argv = ["simulate", q, a, "-m", "RBP(p=0.8)", "--users", "20000", "--seed", "3"]
-    status, out, _ = run(capsys, argv + ["--format", "json"])
+    status, out, _ = run_cli(argv + ["--format", "json"])
     (record,) = json.loads(out)
-    status, table, _ = run(capsys, argv + ["--digits", "6"])
+    status, table, _ = run_cli(argv + ["--digits", "6"])
     header, row = (line.split() for line in table.splitlines()[:2])  # then the verdict
     cell = dict(zip(header, row))
     assert cell["exact"] == f"{record['exact']:.6f}" and cell["z"] == f"{record['z']:.2f}"
     assert 0 < record["stderr"] < 5e-3 and cell["stderr"] == f"{record['stderr']:.6g}"
     assert float(cell["stderr"]) == pytest.approx(record["stderr"], rel=1e-5)  # not 0.000000
-    status, table, _ = run(capsys, ["eval", q, a, "-m", "RBP(p=0.8)", "--digits", "2"])
+    status, table, _ = run_cli(["eval", q, a, "-m", "RBP(p=0.8)", "--digits", "2"])
     # RBP(p=0.8) with gains grade/2: q1 reads 1, 0, 2 (residual p^3), q2 reads 1 (residual p)
     value = (0.2 * (0.5 + 0.8 ** 2) + 0.2 * 0.5) / 2
     assert table.splitlines()[1].split()[2:] == [f"{value:.2f}", f"+{(0.8 ** 3 + 0.8) / 2:.2f}"]
@@ -75,9 +68,9 @@ def test_telling_apart_counterexample_scores():
     assert _telling_apart(None, 0.25, 3) == 3
 
 
-def test_users_is_per_topic_in_every_row(files, capsys):
+def test_users_is_per_topic_in_every_row(files, run_cli):
     q, a = str(files / "qrels.txt"), str(files / "a" / "run.txt")
-    status, out, err = run(capsys, ["simulate", q, a, "-m", "RR", "--users", "300", "--per-topic",
+    status, out, err = run_cli(["simulate", q, a, "-m", "RR", "--users", "300", "--per-topic",
                                     "--format", "json"])
     assert status == 0, err
     records = json.loads(out)

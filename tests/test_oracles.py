@@ -292,7 +292,7 @@ def test_known_difference_float64_scores_tied_only_in_float32_rank_differently_f
     assert (as_float32["1", "RR"]["value"], as_float32["1", "P@1"]["value"]) == (0.5, 0.0)
 
 
-def test_cli_json_per_topic_and_mean_agree_with_pytrec_eval(tmp_path):
+def test_cli_json_per_topic_and_mean_agree_with_pytrec_eval(tmp_path, write_trec):
     """``rpdi eval QRELS RUN -m ... --per-topic --format json --compat pytrec_eval`` on TREC files
     (numpy seed 20210; ties, unjudged and negative grades, qrels topics missing from the run):
     every per-topic value and the mean over the qrels topics (trec_eval -c) match pytrec_eval."""
@@ -306,10 +306,7 @@ def test_cli_json_per_topic_and_mean_agree_with_pytrec_eval(tmp_path):
             run[str(t)] = {d: float(rng.choice([0.5, 1.0, rng.normal()])) for d in ranked}
         if max(qrels[str(t)].values()) < 0:
             qrels[str(t)][docs[0]] = 0
-    qrels_path, run_path = tmp_path / "q.txt", tmp_path / "mysys.run"
-    qrels_path.write_text("".join(f"{t} 0 {d} {g}\n" for t, ds in qrels.items() for d, g in ds.items()))
-    run_path.write_text("".join(f"{t} Q0 {d} {i} {sc!r} tag\n" for t, ds in run.items()
-                                for i, (d, sc) in enumerate(ds.items(), 1)))
+    qrels_path, (run_path,) = write_trec(tmp_path, qrels, {"mysys": run})
     pairs = [("P_10", "P@10"), ("map", "AP"), ("recip_rank", "RR"), ("ndcg_cut_10", "nDCG@10"),
              ("ndcg", "nDCG"), ("Rprec", "Rprec"), ("recall_100", "R@100"), ("11pt_avg", "AP11pt")]
     cli = Path(sys.executable).with_name("rpdi")

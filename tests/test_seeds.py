@@ -17,12 +17,6 @@ from rpdi.metrics import evaluate, score
 RBP_RANKING = "$$---$----$-----$---"  # relevant at 1, 2, 6, 11, 17 (003, Sections 3.1 and 4)
 
 
-def printed(value: float, text: str) -> None:
-    """``value`` rounds (half up or half down) to ``text`` at the number of decimals printed."""
-    decimals = len(text.split(".")[1]) if "." in text else 0
-    assert abs(value - float(text)) <= 0.5 * 10.0 ** -decimals + 1e-9, (value, text)
-
-
 def truncated(value: float, text: str) -> None:
     """``value`` truncates to ``text`` (the seed cut digits off instead of rounding)."""
     decimals = len(text.split(".")[1])
@@ -68,7 +62,7 @@ def min_depth_for_four_digits(p: float, limit: int = 400) -> int:
 
 
 @pytest.mark.parametrize("R, text", [(5, "0.6315"), (6, "0.5263"), (7, "0.4511")])
-def test_003_ap_with_R_5_6_7(R, text):
+def test_003_ap_with_R_5_6_7(R, text, printed):
     """003 Section 3.1: AP of "$$---$----$-----$---" is 0.6315 / 0.5263 / 0.4511 for R = 5, 6, 7.
     (0.631551 is truncated to 0.6315 here; Table I rounds it to 0.6316.)"""
     value = score("AP", RBP_RANKING, R=R)
@@ -77,13 +71,13 @@ def test_003_ap_with_R_5_6_7(R, text):
     assert value == pytest.approx((1 / 1 + 2 / 2 + 3 / 6 + 4 / 11 + 5 / 17) / R)
 
 
-def test_003_ap_0_6316_table_I_caption():
+def test_003_ap_0_6316_table_I_caption(printed):
     """003 Section 4, Table I: the same AP is quoted as 0.6316 (0.631551 rounds to 0.6316; the
     0.6315 of Section 3.1 is truncated)."""
     printed(score("AP", RBP_RANKING, R=5), "0.6316")
 
 
-def test_003_table_I_contributions():
+def test_003_table_I_contributions(printed):
     """003 Section 4, Table I: per-document contributions to AP (totals, x 1/5, percentages)."""
     ranks = [1, 2, 6, 11, 17]
     ap = score("AP", RBP_RANKING, R=5)
@@ -100,7 +94,7 @@ def test_003_table_I_contributions():
         printed(100 * value / ap, text)
 
 
-def test_003_ap_star_is_sn_ap():
+def test_003_ap_star_is_sn_ap(printed):
     """003 Section 3.1: AP* of "$$---$----$-----$$$$" (eight relevant) is 0.5324, below the
     0.6315 of "$$---$----$-----$---". (The seed prints the first ranking without its second '$',
     "$---$----$-----$---"; 0.6315 only holds for the ranking of the AP example.)"""
@@ -108,7 +102,7 @@ def test_003_ap_star_is_sn_ap():
     truncated(score("SN-AP@20", RBP_RANKING), "0.6315")
 
 
-def test_003_ap_unjudged_and_bound():
+def test_003_ap_unjudged_and_bound(printed):
     """003 Section 3.1: AP of "$--$-----???????????" with R = 2 is 0.75; if any of the unjudged
     documents were relevant, AP could not exceed 0.5909.
 
@@ -148,7 +142,7 @@ def test_003_ap_can_rise_with_more_judgments():
     (0.8, ["1.0000", "0.8000", "0.3277", "0.1074", "0.0281"], "2.2632", "0.4526"),
     (0.95, ["1.0000", "0.9500", "0.7738", "0.5987", "0.4401"], "3.7626", "0.1881"),
 ])
-def test_003_table_II(p, rows, total, rbp):
+def test_003_table_II(p, rows, total, rbp, printed):
     """003 Section 4.1, Table II: per-document RBP weights p^(i-1), their totals, and RBP."""
     for rank, text in zip([1, 2, 6, 11, 17], rows):
         alone = "-" * (rank - 1) + "$" + "-" * (20 - rank)
@@ -160,7 +154,7 @@ def test_003_table_II(p, rows, total, rbp):
 
 @pytest.mark.parametrize("p, low, high", [(0.5, "0.7661", "0.7663"), (0.8, "0.447", "0.489"),
                                           (0.95, "0.17", "0.60")])
-def test_003_residual_example(p, low, high):
+def test_003_residual_example(p, low, high, printed):
     """003 Section 4.4: "$$---$----$-??--?---" has RBP bounds 0.7661..0.7663 (p=0.5),
     0.447..0.489 (p=0.8), 0.17..0.60 (p=0.95); residual p^20 + (1-p)(p^12 + p^13 + p^16); each
     range holds the Table II value of the fully judged ranking."""
@@ -173,7 +167,7 @@ def test_003_residual_example(p, low, high):
     assert value <= full <= value + residual
 
 
-def test_003_tail_residual_p08_depth20():
+def test_003_tail_residual_p08_depth20(printed):
     """003 Section 4.4: with p = 0.8 and depth 20 the residual is 0.8^20 = 0.012."""
     _, residual = rbp_bounds("-" * 20, 0.8)
     printed(residual, "0.012")
@@ -189,7 +183,7 @@ def test_003_depth_for_four_digits(p, depth):
     assert min_depth_for_four_digits(p) == depth
 
 
-def test_003_depth_100_suffices_only_when_p_at_most_091():
+def test_003_depth_100_suffices_only_when_p_at_most_091(printed):
     """003 Section 4.4: exhaustive judgments to depth 100 support four digits only when p <= 0.91."""
     def residual_100(p):
         return tail_residuals(p, [100])[100]
@@ -203,7 +197,7 @@ def test_003_depth_100_suffices_only_when_p_at_most_091():
     printed(lo, "0.91")
 
 
-def test_003_five_relevant_p095_below_023():
+def test_003_five_relevant_p095_below_023(printed):
     """003 Section 4.2: with only five relevant documents and p = 0.95, RBP < 0.23 (the best
     ranking, all five on top, scores 1 - 0.95^5 = 0.2262)."""
     best = score("RBP(p=0.95)", "$$$$$" + "-" * 95)
@@ -214,7 +208,7 @@ def test_003_five_relevant_p095_below_023():
         assert score("RBP(p=0.95)", grades) <= best + 1e-12
 
 
-def test_003_page_probabilities():
+def test_003_page_probabilities(printed):
     """003 Section 4.2: at p = 0.95 "roughly 60%" of users reach page two (rank 11) and "35%"
     page three (rank 21); at p = 0.5 "one in a thousand" reach page two; at p = 0.95 rank 100
     weighs "0.6%" of rank 1. (0.95^20 = 0.3585 rounds to 36%; the seed truncates.)"""
@@ -231,7 +225,7 @@ def test_003_p_and_rr_remarks():
     assert score("P@10", "$$$$-----") == score("P@10", "-----$$$$") == pytest.approx(0.4)
 
 
-def test_003_dcg_scaling_constants():
+def test_003_dcg_scaling_constants(printed):
     """003 Section 4.6: DCG with b = 2 of an all-relevant ranking is 21.79 at depth 100 and
     123.99 at depth 1000. (The seed calls the ratio, 5.69, "a factor of almost 5".)"""
     d100 = score("DCG(b=2)@100", [1] * 100)
@@ -245,7 +239,7 @@ def test_003_dcg_scaling_constants():
 # 000: Moffat (2013), Seven Numeric Properties of Effectiveness Metrics
 
 
-def test_000_sdcg_11000():
+def test_000_sdcg_11000(printed):
     """000 Section 2 (Scaled DCG): SDCG@5 of "11000" is (1.00 + 0.63)/(1.00 + 0.63 + 0.50 +
     0.43 + 0.39) ~ 0.55."""
     printed(score("SDCG@5", _binary("11000")), "0.55")
@@ -254,7 +248,7 @@ def test_000_sdcg_11000():
     printed(score("DCG@5", _binary("11111")), "2.95")
 
 
-def test_000_dcg_unbounded():
+def test_000_dcg_unbounded(printed):
     """000 Section 2 (Scaled DCG): DCG@5 of "11000" is 1.63 and is exceeded by DCG@11 of
     "00000111111"; DCG reaches 123.0 only with 1,000 relevant documents at the head (1,000 give
     123.09, 999 give 122.99)."""
@@ -266,7 +260,7 @@ def test_000_dcg_unbounded():
     printed(score("DCG@1000", [1] * 1000), "123.1")  # the seed prints the round 123.0
 
 
-def test_000_sn_dcg():
+def test_000_sn_dcg(printed):
     """000 Section 3 (Self Normalization): SN-DCG@5 of "10100" is (1.0 + 0.50)/(1.0 + 0.63) ~
     0.92; of "10101" it is 1.89/2.13 = 0.88, lower.
 
@@ -280,14 +274,14 @@ def test_000_sn_dcg():
     assert value < score("SN-DCG@5", _binary("10100"))
 
 
-def test_000_sn_ap_not_convergent():
+def test_000_sn_ap_not_convergent(printed):
     """000 Section 4 (Convergence): SN-AP@5 of "10000" is 1.0, of "10001" 0.7."""
     printed(score("SN-AP@5", _binary("10000")), "1.0")
     printed(score("SN-AP@5", _binary("10001")), "0.7")
 
 
 @pytest.mark.parametrize("R", [6, 7, 10])
-def test_000_monotonicity_111110(R):
+def test_000_monotonicity_111110(R, printed):
     """000 Section 4 (Monotonicity): "11111" scores 1.0 in P@5, SDCG@5, NDCG@5; "111110" scores
     0.83, 0.89, 0.89 in P@6, SDCG@6, NDCG@6, assuming R > 5."""
     five, six = _binary("11111"), _binary("111110")
@@ -322,14 +316,14 @@ def test_001_precision_at_k():
     assert score("P@5", SLIDES_RANKING) == pytest.approx(3 / 5)
 
 
-def test_001_average_precision():
+def test_001_average_precision(printed):
     """001 "Mean Average Precision": (1/3)(1/1 + 2/3 + 3/5) ~ 0.76."""
     value = score("AP", SLIDES_RANKING, R=3)
     printed(value, "0.76")
     assert value == pytest.approx((1 + 2 / 3 + 3 / 5) / 3)
 
 
-def test_001_dcg_example():
+def test_001_dcg_example(printed):
     """001 "DCG Examples": grades 3,2,3,0,0,1,2,2,3,0 (rel_1 + sum rel_i / log2 i, i.e. Jarvelin-
     Kekalainen DCG with b = 2): discounted gains 3, 2, 1.89, 0, 0, 0.39, 0.71, 0.67, 0.95, 0 and
     DCG 3, 5, 6.89, 6.89, 6.89, 7.28, 7.99, 8.66, 9.61, 9.61."""
@@ -375,7 +369,7 @@ def test_004_reconstructed_rankings():
 
 
 @pytest.mark.parametrize("name", "ABCD")
-def test_004_precision_recall_rows(name):
+def test_004_precision_recall_rows(name, printed):
     """004 "Precision@k and Recall@k" etc.: P@k and R@k, k = 1..10, of rankings A, B, C, D.
     Ranking C's recall 2/3 is printed 0.66 (truncated); it is asserted within 0.01."""
     b, R = _reconstruct(name)
@@ -390,7 +384,7 @@ def test_004_precision_recall_rows(name):
 
 
 @pytest.mark.parametrize("name, text", [("A", "0.78"), ("B", "0.52"), ("C", "0.54"), ("D", "0.44")])
-def test_004_average_precision_alternative_1(name, text):
+def test_004_average_precision_alternative_1(name, text, printed):
     """004 "Average Precision (Alternative 1)" and MAP slides: AP of A 0.78, B 0.52, C 0.54,
     D 0.44 (AP_1@10 = AP here, since R <= 10)."""
     b, R = _reconstruct(name)
@@ -410,7 +404,7 @@ def _chapter_map(first: str, second: str) -> float:
     return rec["value"]
 
 
-def test_004_map():
+def test_004_map(printed):
     """004 "Mean Average Precision (MAP)": System 1 (A, C) 0.66; System 2 (B, D) 0.48.
 
     The seed writes System 1's MAP as (0.78 + 0.44)/2 = 0.66, while its own AP of C is 0.54:
@@ -423,7 +417,7 @@ def test_004_map():
     ("A", "0.82", ["1.00"] * 2 + ["0.83"] * 7 + ["0.60"] * 2),
     ("B", "0.6", ["0.60"] * 11),
 ])
-def test_004_eleven_point_ap(name, text, levels):
+def test_004_eleven_point_ap(name, text, levels, printed):
     """004 "Average Precision (Alternative 2)": A (2 x 1.0 + 7 x 0.83 + 2 x 0.6)/11 = 0.82;
     B (11 x 0.6)/11 = 0.6. The chapter interpolates at "recall >= r", trec_eval 9.x's rule
     (floor(r R + 0.9) relevant documents), which rpdi keeps under compat="pytrec_eval";
@@ -434,7 +428,7 @@ def test_004_eleven_point_ap(name, text, levels):
         printed(score(f"IPrec@{i / 10}", b, R=R, compat="pytrec_eval"), level_text)
 
 
-def test_004_mrr():
+def test_004_mrr(printed):
     """004 "Mean Reciprocal Rank": first relevant at ranks 1, 2, 4 gives MRR 0.58; at 2, 2, 2
     gives 0.5; and the table of RR at ranks 1..10."""
     def mrr(ranks):
@@ -454,7 +448,7 @@ CHAPTER_GAINS = [3, 2, 3, 0, 0, 1, 2, 2, 3, 0]
 CHAPTER_IDEAL = [3, 3, 3, 2, 2, 2, 1, 0, 0, 0]
 
 
-def test_004_dcg_ndcg_table():
+def test_004_dcg_ndcg_table(printed):
     """004 "Normalized Discounted Cumulative Gain (NDCG)": DCG@k, DCG*@k and NDCG@k with
     2^r - 1 gains for grades 3,2,3,0,0,1,2,2,3,0 and ideal 3,3,3,2,2,2,1,0,0,0."""
     dcg = "7.00 8.89 12.39 12.39 12.39 12.75 13.75 14.70 16.80 16.80".split()
@@ -480,7 +474,7 @@ def test_004_macro_micro_averaging():
     assert micro == pytest.approx({"SetP": 2 / 5, "SetR": 2 / 4})
 
 
-def test_004_university_illustration():
+def test_004_university_illustration(printed):
     """004 "Precision and Recall Averaging", Remarks: 10 classes, 5 of 1 student and 5 of 99;
     macro-average 50 students per class, micro-average 98.02. As precision: a class of n
     students is a topic retrieving 99 n documents of which n^2 are relevant (precision n/99,
@@ -499,7 +493,7 @@ def test_004_university_illustration():
 
 @pytest.mark.parametrize("a, b, c, p, r, f", [(47, 3, 137, "0.94", "0.26", "0.40"),
                                               (99, 1, 9, "0.99", "0.92", "0.95")])
-def test_004_set_retrieval_illustrations(a, b, c, p, r, f):
+def test_004_set_retrieval_illustrations(a, b, c, p, r, f, printed):
     """004 "Set Retrieval Effectiveness: Illustration": recall 0.26 / precision 0.94 / F 0.40 and
     recall 0.92 / precision 0.99 / F 0.95. The counts are not printed; a, b, c are chosen so
     that all three printed values hold (with unrounded P = 0.94, R = 0.26 F would be 0.41, so

@@ -55,29 +55,17 @@ AGENT_USERS = 2_000
 # helpers
 
 
-def holm(pvalues, alpha: float = ALPHA) -> list[int]:
-    """Indices rejected by Holm's step-down procedure at family-wise level alpha."""
-    order = np.argsort(pvalues, kind="stable")
-    m = len(pvalues)
-    rejected = []
-    for k, idx in enumerate(order):
-        if pvalues[idx] > alpha / (m - k):
-            break
-        rejected.append(int(idx))
-    return rejected
-
-
 def p_value(z: float) -> float:
     """Two-sided normal p-value."""
     return float(2 * stats.norm.sf(abs(z)))
 
 
-def test_holm_step_down():
+def test_holm_step_down(holm_by_definition):
     """Holm against hand-worked cases: it stops at the first p above alpha / (m - k)."""
-    assert holm([0.001, 0.02, 0.03, 0.5], 0.05) == [0]  # 0.001 <= 0.0125; 0.02 > 0.0167
-    assert holm([0.01, 0.012, 0.0001], 0.05) == [2, 0, 1]  # 0.0001, 0.01 <= 0.025, 0.012 <= 0.05
-    assert holm([0.2, 0.3], 0.05) == []
-    assert holm([0.04, 0.04], 0.05) == []  # 0.04 > 0.025: nothing, though each is below 0.05
+    assert holm_by_definition([0.001, 0.02, 0.03, 0.5], 0.05) == [0]  # 0.001 <= 0.0125; 0.02 > 0.0167
+    assert holm_by_definition([0.01, 0.012, 0.0001], 0.05) == [2, 0, 1]  # 0.0001, 0.01 <= 0.025, 0.012 <= 0.05
+    assert holm_by_definition([0.2, 0.3], 0.05) == []
+    assert holm_by_definition([0.04, 0.04], 0.05) == []  # 0.04 > 0.025: nothing, though each is below 0.05
 
 
 def constant_outcome(model, ranking, aggregation: str, limit: int = 2_000, shortcut: bool = True) -> bool:
@@ -174,30 +162,6 @@ def test_constant_outcome_enumeration():
                     == constant_outcome(m, row, aggregation, shortcut=False)), (name, grades, aggregation)
 
 
-def random_collection(seed: int = 2021):
-    """qrels and two runs as dicts: graded documents (0..3), unjudged documents, tied scores, a
-    short ranking, a topic with nothing relevant, relevant documents never retrieved, and a topic
-    that run "b" did not retrieve for."""
-    rng = np.random.default_rng(seed)
-    qrels, runs = {}, {"a": {}, "b": {}}
-    shapes = {"t1": (12, 0.8, True), "t2": (3, 1.0, True), "t3": (8, 1.0, False), "t4": (9, 0.7, True),
-              "t5": (6, 0.9, True)}
-    for topic, (n, judged, relevant) in shapes.items():
-        docs = [f"{topic}-d{i}" for i in range(n)]
-        grades = rng.integers(0, 4, n) if relevant else np.zeros(n, int)
-        if relevant:
-            grades[rng.integers(0, n)] = 3
-        qrels[topic] = {d: int(g) for d, g in zip(docs, grades) if rng.random() < judged or g == 3}
-        if topic == "t4":  # relevant documents no run retrieves: AP's users may read for ever
-            qrels[topic].update({f"{topic}-x{i}": 2 for i in range(3)})
-        for name in runs:
-            if name == "b" and topic == "t5":
-                continue
-            scores = rng.integers(0, max(n // 2, 1), n).astype(float)  # many ties
-            runs[name][topic] = {d: float(s) for d, s in zip(docs, scores)}
-    return qrels, runs
-
-
 def agreement(qrels, runs, measures, engine: str, users: int, seed: int, convention: str = "unknown"):
     """Per-topic (label, z or None) of simulation against exact, checking zero-variance cases."""
     records = simulate(qrels, runs, measures, users=users, seed=seed, engine=engine, per_topic=True,
@@ -253,11 +217,11 @@ def seed_ranking_agreement(measures, engine: str, users: int, seed: int):
     return out
 
 
-def assert_no_holm_rejection(results):
+def assert_no_holm_rejection(results, holm_by_definition):
     tested = [(label, z) for label, z in results if z is not None]
     assert tested, "no z-test was made"
     p = [p_value(z) for _, z in tested]
-    rejected = holm(p)
+    rejected = holm_by_definition(p, ALPHA)
     assert not rejected, [(tested[i][0], tested[i][1]) for i in rejected]
     worst = max(tested, key=lambda t: abs(t[1]))
     print(f"\n{len(tested)} z-tests, {len(results) - len(tested)} exact; largest |z| {abs(worst[1]):.2f} "
@@ -273,9 +237,9 @@ def test_every_model_has_a_representative_measure():
     assert {model_for(m).measure_name for m in MEASURES} == set(MODELS)
 
 
-def test_seed_ranking_vector_engine():
+def test_seed_ranking_vector_engine(holm_by_definition):
     results = seed_ranking_agreement(MEASURES, "vector", VECTOR_USERS, seed=11)
-    assert_no_holm_rejection(results)
+    assert_no_holm_rejection(results, holm_by_definition)
     exact_cases = {label.split()[-1] for label, z in results if z is None}
     # P@k, RR, RR2, cautious RR, HIT and Success read deterministically; on this ranking the
     # NERR users with a cutoff stop at rank 1 (gain 1 there: continue with probability 0)
@@ -283,16 +247,16 @@ def test_seed_ranking_vector_engine():
     assert {"RBP(p=0.8)", "AP", "ERR@10", "SDCG@5", "DCG@5", "nDCG@5", "TBG"}.isdisjoint(exact_cases)
 
 
-def test_seed_ranking_agent_engine():
-    assert_no_holm_rejection(seed_ranking_agreement(MEASURES, "agent", AGENT_USERS, seed=12))
+def test_seed_ranking_agent_engine(holm_by_definition):
+    assert_no_holm_rejection(seed_ranking_agreement(MEASURES, "agent", AGENT_USERS, seed=12), holm_by_definition)
 
 
-def test_random_collection_vector_engine():
-    qrels, runs = random_collection()
+def test_random_collection_vector_engine(random_collection, holm_by_definition):
+    qrels, runs = random_collection(np.random.default_rng(2021), n_runs=2, n_topics=6, negative=False)
     results = agreement(qrels, runs, MEASURES, "vector", VECTOR_USERS, seed=21)
     results += agreement(qrels, runs, MEASURES, "vector", VECTOR_USERS // 2, seed=22, convention="stop")
     assert sum(z is None for _, z in results) >= 20 and sum(z is not None for _, z in results) >= 100
-    assert_no_holm_rejection(results)
+    assert_no_holm_rejection(results, holm_by_definition)
 
 
 # The agent engine on the random collection: one model per mechanism it must get right (state
@@ -303,10 +267,10 @@ AGENT_MEASURES = ["RR", "AP", "RBP(p=0.8)", "ERR@10", "nDCG@5", "HIT@3", "RR2", 
                   "RBP2(p1=0.9,p2=0.5)", "INST(T=2.0)", "TBG", "BetaRBP(a=8,b=2)"]
 
 
-def test_random_collection_agent_engine():
-    qrels, runs = random_collection()
-    runs = {"a": runs["a"]}
-    assert_no_holm_rejection(agreement(qrels, runs, AGENT_MEASURES, "agent", AGENT_USERS, seed=23))
+def test_random_collection_agent_engine(random_collection, holm_by_definition):
+    qrels, runs = random_collection(np.random.default_rng(2021), n_runs=2, n_topics=6, negative=False)
+    runs = {"run0": runs["run0"]}
+    assert_no_holm_rejection(agreement(qrels, runs, AGENT_MEASURES, "agent", AGENT_USERS, seed=23), holm_by_definition)
 
 
 @pytest.mark.parametrize("name", ["RBP(p=0.8)", "SDCG@5", "ERR@10", "AP", "RR2", "TBG", "INST(T=2.0)"])
@@ -355,7 +319,7 @@ def _seed_rbp_moments(model, users=VECTOR_USERS, seed=31):
     return rk, simulate_ranking(model, row, users, stream(seed, "planted", type(model).__name__))
 
 
-def test_off_by_one_closed_form_is_rejected():
+def test_off_by_one_closed_form_is_rejected(holm_by_definition):
     gains = [1.0 if c == "$" else 0.0 for c in SEED_RANKING]
     model = model_for("RBP(p=0.8)")
     rk, mom = _seed_rbp_moments(model)
@@ -368,10 +332,10 @@ def test_off_by_one_closed_form_is_rejected():
     est, se = mom.estimate("rate")
     z_right, z_wrong = (est - right) / se, (est - wrong) / se
     assert abs(z_right) < 3 and abs(z_wrong) > 20, (z_right, z_wrong)
-    assert holm([p_value(z_right), p_value(z_wrong)]) == [1]
+    assert holm_by_definition([p_value(z_right), p_value(z_wrong)], ALPHA) == [1]
 
 
-def test_wrong_aggregation_is_rejected():
+def test_wrong_aggregation_is_rejected(holm_by_definition):
     """E[G/N] is not RBP: the per-user mean rate disagrees with the closed form."""
     gains = [1.0 if c == "$" else 0.0 for c in SEED_RANKING]
     _, mom = _seed_rbp_moments(model_for("RBP(p=0.8)"))
@@ -379,7 +343,7 @@ def test_wrong_aggregation_is_rejected():
     (rate, se_rate), (mean_rate, se_mean_rate) = mom.estimate("rate"), mom.estimate("mean_rate")
     z_rate, z_mean_rate = (rate - right) / se_rate, (mean_rate - right) / se_mean_rate
     assert abs(z_rate) < 3 and abs(z_mean_rate) > 20, (z_rate, z_mean_rate)
-    assert holm([p_value(z_rate), p_value(z_mean_rate)]) == [1]
+    assert holm_by_definition([p_value(z_rate), p_value(z_mean_rate)], ALPHA) == [1]
 
 
 class _SlowerRBP(RBP):
@@ -401,7 +365,7 @@ class _ForgetfulRBP(RBP):
     (_SlowerRBP, 2_000_000, ("depth", "rate")),  # E[N] = 4.956 instead of 5: a small effect
     (_ForgetfulRBP, VECTOR_USERS, ("total", "rate")),  # E[G] = sum g_i p^i: a large one
 ])
-def test_planted_model_bug_is_detected(bug, users, aggregations):
+def test_planted_model_bug_is_detected(bug, users, aggregations, holm_by_definition):
     measure = "RBP(p=0.8)"
     rk = rankings_from_grades(SEED_RANKING)
     ex = exact(model_for(measure), rk, "unknown")  # the unmodified model's expectations
@@ -409,7 +373,7 @@ def test_planted_model_bug_is_detected(bug, users, aggregations):
         row = rankings_for(model, View(rk, model.k), "unknown")[0, 0]
         mom = simulate_ranking(model, row, users, stream(41, "planted-model", measure))
         zs = [(mom.estimate(a)[0] - ex.values[a][0, 0]) / mom.estimate(a)[1] for a in aggregations]
-        rejected = holm([p_value(z) for z in zs])
+        rejected = holm_by_definition([p_value(z) for z in zs], ALPHA)
         if type(model) is RBP:
             assert rejected == [], zs
         else:
@@ -424,17 +388,17 @@ def _by_key(records):
     return {(r["run"], r["topic"], r["measure"]): r for r in records}
 
 
-def test_same_seed_same_numbers_whatever_the_order():
-    qrels, runs = random_collection()
+def test_same_seed_same_numbers_whatever_the_order(random_collection):
+    qrels, runs = random_collection(np.random.default_rng(2021), n_runs=2, n_topics=6, negative=False)
     one = simulate(qrels, runs, ["RBP(p=0.8)", "AP", "ERR@10"], users=3000, seed=7, per_topic=True)
     again = simulate(qrels, runs, ["RBP(p=0.8)", "AP", "ERR@10"], users=3000, seed=7, per_topic=True)
     assert one == again
     swapped = simulate(qrels, runs, ["ERR@10", "RBP(p=0.8)", "AP"], users=3000, seed=7, per_topic=True)
     assert _by_key(swapped) == _by_key(one)
-    reversed_runs = simulate(qrels, {"b": runs["b"], "a": runs["a"]}, ["RBP(p=0.8)", "AP", "ERR@10"],
+    reversed_runs = simulate(qrels, {"run1": runs["run1"], "run0": runs["run0"]}, ["RBP(p=0.8)", "AP", "ERR@10"],
                              users=3000, seed=7, per_topic=True)
     assert _by_key(reversed_runs) == _by_key(one)
-    alone = simulate(qrels, {"b": runs["b"]}, ["AP"], users=3000, seed=7, per_topic=True)
+    alone = simulate(qrels, {"run1": runs["run1"]}, ["AP"], users=3000, seed=7, per_topic=True)
     assert all(one_r == _by_key(one)[k] for k, one_r in _by_key(alone).items() if k[1] != "all")
     other = simulate(qrels, runs, ["RBP(p=0.8)"], users=3000, seed=8, per_topic=True)
     assert [r["estimate"] for r in other] != [r["estimate"] for r in one if r["measure"] == "RBP(p=0.8)"]
@@ -704,8 +668,8 @@ def test_target_stderr(engine):
     assert capped.users == 2 * BLOCK + 500 and capped.estimate("rate")[1] > 1e-6
 
 
-def test_target_stderr_through_simulate():
-    qrels, runs = random_collection()
+def test_target_stderr_through_simulate(random_collection):
+    qrels, runs = random_collection(np.random.default_rng(2021), n_runs=2, n_topics=6, negative=False)
     records = simulate(qrels, runs, ["RBP(p=0.8)", "P@5"], users=0, target_stderr=0.005, seed=3, per_topic=True)
     topics = [r for r in records if r["topic"] != "all" and r["exact"] is not None]
     assert topics and all(r["stderr"] <= 0.005 and r["users"] % BLOCK == 0 for r in topics)

@@ -115,44 +115,6 @@ def direct_rankings(rows: list[list], max_grade: float) -> Rankings:
                     np.array([len(j) for j in judged_grades], np.int64), float(max_grade))
 
 
-def random_collection(rng: np.random.Generator, n_runs: int, n_topics: int,
-                      negative: bool = True) -> tuple[dict, dict]:
-    """Seeded qrels and runs as dicts: grades 0..3 (and -1), unjudged documents, tied scores,
-    a topic with R = 0, a topic no run retrieves, rankings shorter and longer than the cutoffs,
-    and a run topic that is not in the qrels."""
-    qrels: dict[str, dict[str, float]] = {}
-    pools: dict[str, list[str]] = {}
-    for t in range(n_topics):
-        topic = f"t{t:02d}"
-        n_docs = int(rng.integers(1, 25))
-        docs = [f"{topic}-d{i:02d}" for i in range(n_docs)]
-        choices = [-1, 0, 0, 0, 1, 1, 2, 3] if negative else [0, 0, 0, 1, 1, 2, 3]
-        grades = rng.choice(choices, size=n_docs)
-        if t == 1:
-            grades[:] = 0  # R = 0 and no positive grade
-        if t == 0:
-            grades[0] = 3  # the qrels' top grade is 3
-        unjudged = rng.random(n_docs) < 0.3
-        unjudged[0] = False
-        qrels[topic] = {d: int(g) for d, g, u in zip(docs, grades, unjudged) if not u}
-        pools[topic] = docs
-    runs: dict[str, dict[str, dict[str, float]]] = {}
-    for s in range(n_runs):
-        run: dict[str, dict[str, float]] = {}
-        for t, (topic, docs) in enumerate(pools.items()):
-            if t == 2 or rng.random() < 0.1:
-                continue  # an empty ranking: the topic is in the qrels, not in the run
-            n = int(rng.integers(0, len(docs) + 1))
-            if n == 0:
-                continue
-            picked = rng.choice(docs, size=n, replace=False)
-            scores = rng.integers(0, 4, size=n).astype(float)  # few distinct scores: many ties
-            run[topic] = {d: float(x) for d, x in zip(picked, scores)}
-        run["zz-not-in-qrels"] = {"x1": 1.0, "x2": 0.5}
-        runs[f"run{s}"] = run
-    return qrels, runs
-
-
 @st.composite
 def collections(draw):
     """Small qrels and runs: ties, unjudged and -1 documents, R = 0, empty rankings."""
@@ -224,7 +186,7 @@ def test_exact_equals_closed_form_random(name, data):
 
 
 @pytest.fixture(scope="module")
-def big_collection():
+def big_collection(random_collection):
     qrels, runs = random_collection(np.random.default_rng(20240611), n_runs=3, n_topics=30)
     return qrels, runs, rankings_of(qrels, runs)
 
@@ -254,25 +216,11 @@ def test_exact_equals_closed_form_big_collection(name, big_collection):
             assert_close(e.residual, c.residual, what=name + " residual")
 
 
-def _write_trec(tmp_path, qrels: dict, runs: dict):
-    qpath = tmp_path / "qrels.txt"
-    qpath.write_text("".join(f"{t} 0 {d} {g}\n" for t, docs in qrels.items() for d, g in docs.items()))
-    paths = []
-    for name, run in runs.items():
-        p = tmp_path / f"{name}.run"
-        lines = []
-        for t, docs in run.items():  # the rank column is ignored; scores (with ties) decide
-            lines += [f"{t} Q0 {d} {i} {score!r} {name}\n" for i, (d, score) in enumerate(docs.items(), 1)]
-        p.write_text("".join(lines))
-        paths.append(str(p))
-    return str(qpath), paths
-
-
-def test_closed_form_equals_rpdi_eval(big_collection, tmp_path, capsys):
+def test_closed_form_equals_rpdi_eval(big_collection, tmp_path, capsys, write_trec):
     """`rpdi eval --per-topic --format json` reports the closed form (undefined as 0) per topic,
     its mean as topic `all`, and for RBP the exact residual."""
     qrels, runs, rankings = big_collection
-    qpath, rpaths = _write_trec(tmp_path, qrels, runs)
+    qpath, rpaths = write_trec(tmp_path, qrels, runs)
     argv = ["eval", qpath, *rpaths, "--per-topic", "--format", "json"]
     for name in NAMES + TBG_NAMES:
         argv += ["-m", name]
@@ -559,7 +507,7 @@ def _judge(qrels: dict, runs: dict, rng: np.random.Generator, top: int) -> dict:
 
 
 @pytest.fixture(scope="module")
-def interval_collections():
+def interval_collections(random_collection):
     """Seeded collections (no negative grades) and three random judgments of each."""
     out = []
     for seed in (11, 12):

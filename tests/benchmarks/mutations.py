@@ -2,9 +2,12 @@
 
 Each mutation is a textual edit of one source file (asserted to match exactly once) in a
 temporary copy of the package; the copy is put first on PYTHONPATH (it shadows the editable
-install) and ``rpdi run validate_core`` runs on it. A mutation is *caught* when the run exits
-with status 1 (an undeclared disagreement); 0 means it slipped through, anything else (a crash)
-is reported as such. The unmutated copy must exit 0 first.
+install) and ``rpdi run validate_core`` runs on it. A mutation is *caught* only when the run
+exits with status 1 AND the verdict.json it wrote says DISAGREE and names a failing cell, with
+no error line on stderr; *missed* when it exits 0 with a verdict that agrees (its marginal cells
+are counted); anything else (an internal error, a crash, a bad input, no verdict written, an
+exit status the verdict does not explain) is an *error*, reported with its stderr line and
+never counted as a catch. The unmutated copy must agree first.
 
     python tests/benchmarks/mutations.py            # every mutation, the default job as shipped
     python tests/benchmarks/mutations.py --quick    # fewer users (1000, agents 200): a smoke run
@@ -14,6 +17,7 @@ is reported as such. The unmutated copy must exit 0 first.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -81,17 +85,54 @@ def mutate(package: str, file: str, edits) -> None:
         fh.write(text)
 
 
-def run_default_job(dest: str, config: str) -> tuple[int, str, float]:
+def run_default_job(dest: str, config: str) -> tuple[str, str, float]:
+    """Run the job on the copy in ``dest``; returns (outcome, why, seconds), see :func:`outcome`."""
     env = dict(os.environ, PYTHONPATH=dest + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = os.path.join(dest, "out")
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", "import sys; from rpdi.experiments.cli import main; "
                            "sys.exit(main(sys.argv[1:]))", "run", config, "--out", out, "--fresh"],
                           env=env, capture_output=True, text=True, cwd=dest)
+    verdict = read_verdict(os.path.join(out, "verdict.json"))
     shutil.rmtree(out, ignore_errors=True)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(("verdict:", "  FAIL"))]
-    why = (lines[1] if len(lines) > 1 else lines[0] if lines else proc.stderr.strip()[-300:])
-    return proc.returncode, why, time.perf_counter() - started
+    label, why = outcome(proc.returncode, verdict, proc.stderr)
+    return label, why, time.perf_counter() - started
+
+
+def read_verdict(path: str) -> dict | None:
+    """The verdict a run wrote, or None when it wrote none (or not a whole one)."""
+    try:
+        with open(path) as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
+
+
+def outcome(status: int, verdict: dict | None, stderr: str) -> tuple[str, str]:
+    """("disagree" | "agree" | "error", why) of one run from its exit status, the verdict.json
+    it wrote and its stderr. disagree: exit 1, a verdict with status 1 naming failing cells, and
+    no error line (``rpdi run: ...``, or a traceback from outside the command); agree: exit 0 and
+    a verdict with status 0 and no failing cell; anything else is an error, whatever its exit
+    status (an internal error also exits 1)."""
+    lines = stderr.strip().splitlines()
+    error = next((ln for ln in lines if ln.startswith("rpdi run:")), None)
+    if error is not None or verdict is None or "Traceback" in stderr:
+        line = error or (lines[-1] if lines else "")  # the CLI's one line, else the exception's
+        return "error", f"exit {status}, {'no' if verdict is None else 'a'} verdict written: {line[:300]}"
+    failures, marginal = verdict.get("failures", []), verdict.get("marginal", [])
+    if status == 1 and verdict.get("status") == 1 and failures:
+        return "disagree", f"{len(failures)} failing cells, first: {cell_name(failures[0])}"
+    if status == 0 and verdict.get("status") == 0 and not failures:
+        first = f", first: {cell_name(marginal[0])}" if marginal else ""
+        return "agree", f"{len(marginal)} marginal cells{first}"
+    return "error", (f"exit {status} but the verdict says status {verdict.get('status')} with "
+                     f"{len(failures)} failing cells")
+
+
+def cell_name(cell: dict) -> str:
+    """A verdict cell as kind, run, topic, measure (and engine where it has one)."""
+    engine = f", {cell['engine']} engine" if "engine" in cell else ""
+    return f"{cell['kind']}: run {cell['run']}, topic {cell['topic']}, {cell['measure']}{engine}"
 
 
 def quick_config(dest: str) -> str:
@@ -112,28 +153,28 @@ def main() -> int:
     ap.add_argument("--skip-clean", action="store_true", help="do not run the unmutated copy first")
     args = ap.parse_args()
     names = args.only or list(MUTATIONS)
-    caught = 0
+    counts = {"caught": 0, "MISSED": 0, "error": 0}
     with tempfile.TemporaryDirectory() as base:
         config = quick_config(base) if args.quick else "validate_core"
         if not args.skip_clean:
             with tempfile.TemporaryDirectory(dir=base) as dest:
                 copy_package(dest)
-                status, why, seconds = run_default_job(dest, config)
-            print(f"{'(no mutation)':30s} exit {status}  {seconds:5.1f}s  {why}", flush=True)
-            if status != 0:
+                label, why, seconds = run_default_job(dest, config)
+            print(f"{'(no mutation)':30s} {label:8s} {seconds:5.1f}s  {why}", flush=True)
+            if label != "agree":
                 print("the unmutated package does not agree: mutation results would mean nothing")
                 return 1
         for name in names:
             file, edits = MUTATIONS[name]
             with tempfile.TemporaryDirectory(dir=base) as dest:
                 mutate(copy_package(dest), file, edits)
-                status, why, seconds = run_default_job(dest, config)
-            caught += status == 1
-            label = {0: "MISSED", 1: "caught"}.get(status, f"error (exit {status})")
+                label, why, seconds = run_default_job(dest, config)
+            label = {"disagree": "caught", "agree": "MISSED", "error": "error"}[label]
+            counts[label] += 1
             print(f"{name:30s} {label:8s} {seconds:5.1f}s  {why}", flush=True)
-    print(f"\nthe verdict caught {caught} of {len(names)} planted bugs"
-          f"{' (quick run: fewer users)' if args.quick else ''}")
-    return 0 if caught == len(names) else 1
+    print(f"\nthe verdict caught {counts['caught']} of {len(names)} planted bugs ({counts['MISSED']} missed, "
+          f"{counts['error']} errors){' (quick run: fewer users)' if args.quick else ''}")
+    return 0 if counts["caught"] == len(names) else 1
 
 
 if __name__ == "__main__":

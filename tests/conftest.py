@@ -1,0 +1,161 @@
+"""Helpers shared by the test modules, as fixtures: pytest imports the tests with
+``--import-mode=importlib``, so a test module cannot import another, or a helper module next to
+it; what two or more of them use lives here.
+
+- ``run_cli``: the ``rpdi`` command in-process, with its status, stdout and stderr;
+- ``write`` and ``write_trec``: input files (text or bytes; qrels and runs given as dicts);
+- ``random_collection``: seeded qrels and runs with the awkward cases (ties, unjudged and
+  negative grades, R = 0, empty rankings, relevant documents no run retrieves);
+- ``printed``: a value against the digits a paper prints;
+- ``holm_by_definition``: Holm's step-down procedure written from its definition;
+- ``mutations_benchmark``: tests/benchmarks/mutations.py as a module.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rpdi.experiments.cli import main
+
+
+@pytest.fixture
+def run_cli(capsys):
+    """``run_cli(argv) -> (status, stdout, stderr)``: ``rpdi`` run in-process (arguments may be
+    paths); an argparse error's SystemExit gives its status."""
+
+    def run(argv) -> tuple[int, str, str]:
+        try:
+            status = main([str(a) for a in argv])
+        except SystemExit as exc:
+            status = exc.code
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return run
+
+
+def _write(path, data: str | bytes) -> str:
+    Path(path).write_bytes(data if isinstance(data, bytes) else data.encode())
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def write():
+    """``write(path, data) -> str``: ``data`` (text, as UTF-8, or bytes) written to ``path``,
+    which is returned as a str."""
+    return _write
+
+
+@pytest.fixture(scope="session")
+def write_trec():
+    """``write_trec(directory, qrels, runs) -> (qrels path, [run paths])``: qrels
+    ``{topic: {docno: grade}}`` to ``qrels.txt`` and each run ``{name: {topic: {docno: score}}}``
+    to ``name.run`` (tag ``name``, ranks in dict order: trec_eval ignores them, the scores
+    decide)."""
+
+    def write_trec(directory, qrels: dict, runs: dict) -> tuple[str, list[str]]:
+        qpath = _write(os.path.join(directory, "qrels.txt"),
+                       "".join(f"{t} 0 {d} {g}\n" for t, docs in qrels.items() for d, g in docs.items()))
+        paths = [_write(os.path.join(directory, f"{name}.run"),
+                        "".join(f"{t} Q0 {d} {i} {score!r} {name}\n" for t, docs in run.items()
+                                for i, (d, score) in enumerate(docs.items(), 1)))
+                 for name, run in runs.items()]
+        return qpath, paths
+
+    return write_trec
+
+
+def _random_collection(rng: np.random.Generator, n_runs: int, n_topics: int,
+                       negative: bool = True) -> tuple[dict, dict]:
+    """Seeded qrels and runs (run0, run1, ...) as dicts: grades 0..3 (and -1 unless not
+    ``negative``), unjudged documents, tied scores, topic t00 with a document of grade 3, t01
+    with R = 0, t02 retrieved by no run, t03 with relevant documents no run retrieves (AP's
+    users may read for ever), the last topic not retrieved by run1, rankings shorter and longer
+    than the cutoffs, and a run topic that is not in the qrels."""
+    qrels: dict[str, dict[str, float]] = {}
+    pools: dict[str, list[str]] = {}
+    for t in range(n_topics):
+        topic = f"t{t:02d}"
+        n_docs = int(rng.integers(1, 25))
+        docs = [f"{topic}-d{i:02d}" for i in range(n_docs)]
+        choices = [-1, 0, 0, 0, 1, 1, 2, 3] if negative else [0, 0, 0, 1, 1, 2, 3]
+        grades = rng.choice(choices, size=n_docs)
+        if t == 1:
+            grades[:] = 0  # R = 0 and no positive grade
+        if t == 0:
+            grades[0] = 3  # the qrels' top grade is 3
+        unjudged = rng.random(n_docs) < 0.3
+        unjudged[0] = False
+        qrels[topic] = {d: int(g) for d, g, u in zip(docs, grades, unjudged) if not u}
+        if t == 3:
+            qrels[topic].update({f"{topic}-x{i}": 2 for i in range(3)})  # in no pool: never retrieved
+        pools[topic] = docs
+    runs: dict[str, dict[str, dict[str, float]]] = {}
+    for s in range(n_runs):
+        run: dict[str, dict[str, float]] = {}
+        for t, (topic, docs) in enumerate(pools.items()):
+            if t == 2 or (s == 1 and t == n_topics - 1) or rng.random() < 0.1:
+                continue  # an empty ranking: the topic is in the qrels, not in the run
+            n = int(rng.integers(0, len(docs) + 1))
+            if n == 0:
+                continue
+            picked = rng.choice(docs, size=n, replace=False)
+            scores = rng.integers(0, 4, size=n).astype(float)  # few distinct scores: many ties
+            run[topic] = {d: float(x) for d, x in zip(picked, scores)}
+        run["zz-not-in-qrels"] = {"x1": 1.0, "x2": 0.5}
+        runs[f"run{s}"] = run
+    return qrels, runs
+
+
+@pytest.fixture(scope="session")
+def random_collection():
+    """``random_collection(rng, n_runs, n_topics, negative=True) -> (qrels, runs)``, see
+    :func:`_random_collection`."""
+    return _random_collection
+
+
+@pytest.fixture(scope="session")
+def printed():
+    """``printed(value, text)`` asserts that ``value`` rounds (half up or half down) to ``text`` at
+    the number of decimals printed."""
+
+    def printed(value: float, text: str) -> None:
+        decimals = len(text.split(".")[1]) if "." in text else 0
+        assert abs(value - float(text)) <= 0.5 * 10.0 ** -decimals + 1e-9, (value, text)
+
+    return printed
+
+
+@pytest.fixture(scope="session")
+def holm_by_definition():
+    """``holm_by_definition(pvalues, alpha) -> [index, ...]``: the hypotheses Holm's (1979)
+    step-down procedure rejects, in ascending order of p (stable): the j-th smallest p (j from
+    0) is rejected while it is at most alpha / (m - j), and the first that is not stops it.
+    Written from the definition, for checking ``rpdi.simulate.stats.holm`` and for judging
+    simulations without it."""
+
+    def holm_by_definition(pvalues, alpha: float) -> list[int]:
+        order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+        rejected = []
+        for j, i in enumerate(order):
+            if pvalues[i] > alpha / (len(pvalues) - j):
+                break
+            rejected.append(i)
+        return rejected
+
+    return holm_by_definition
+
+
+@pytest.fixture(scope="session")
+def mutations_benchmark():
+    """tests/benchmarks/mutations.py loaded as a module (it is a script, not a package module)."""
+    path = Path(__file__).parent / "benchmarks" / "mutations.py"
+    spec = importlib.util.spec_from_file_location("mutations", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
