@@ -275,11 +275,9 @@ def rankings_from_grades(grades, judged=None, R: int | None = None, judged_grade
         judged_grades += [1.0] * missing
     ideal = -np.sort(-np.asarray(judged_grades, dtype=np.float64))
     top = float(ideal.max(initial=0.0)) if max_grade is None else max_grade
-    n = len(g)
-    return Rankings(("run",), np.array(["q"], dtype=object), g.reshape(1, 1, n), j.reshape(1, 1, n),
-                    np.arange(n, dtype=np.int64).reshape(1, 1, n), np.array([[n]]),
-                    np.ones((1, 1), bool), ideal.reshape(1, -1) if ideal.size else np.zeros((1, 1)),
-                    np.array([ideal.size]), top)
+    return Rankings.of_grades(g.reshape(1, 1, -1), ideal.reshape(1, -1) if ideal.size else np.zeros((1, 1)),
+                              [ideal.size], top, judged=j.reshape(1, 1, -1), runs=("run",),
+                              topics=np.array(["q"], dtype=object))
 
 
 def score(measure: str | Measure, grades, compat: str = "trec_eval", **kwargs) -> float:

@@ -50,10 +50,7 @@ def test_rankings(vectors: np.ndarray, extra: np.ndarray, top: float) -> Ranking
     pool[:, n:M] = np.where(np.arange(M - n) < extra[:, None], top, 0.0)
     ideal = -np.sort(-pool, axis=1)
     n_judged = np.full(T, n) + extra
-    topics = np.array([f"t{t}" for t in range(T)], dtype=object)
-    return Rankings(("test",), topics, vectors[None], np.ones((1, T, n), bool),
-                    np.arange(T * n, dtype=np.int64).reshape(1, T, n), np.full((1, T), n),
-                    np.ones((1, T), bool), ideal, n_judged, top)
+    return Rankings.of_grades(vectors[None], ideal, n_judged, top, runs=("test",))
 
 
 @dataclass

@@ -24,7 +24,7 @@ from rpdi.metrics.errors import InputError
 from rpdi.metrics.trec import Qrels, Run, string_offsets, to_numpy
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Rankings:
     """Every run's ranking of every evaluated topic as padded dense arrays.
 
@@ -47,6 +47,21 @@ class Rankings:
     @property
     def depth(self) -> int:
         return self.grade.shape[2]
+
+    @classmethod
+    def of_grades(cls, grade: np.ndarray, ideal: np.ndarray, n_judged, max_grade: float, *,
+                  judged: np.ndarray | None = None, length: np.ndarray | None = None,
+                  runs: tuple[str, ...] | None = None, topics: np.ndarray | None = None) -> "Rankings":
+        """Rankings given as arrays rather than read: ``grade`` (S, T, D), every document judged
+        unless ``judged`` says otherwise, each its own document, ``length`` D unless given, every
+        topic taking part; runs and topics named ``run0``.. and ``t0``.. unless given."""
+        S, T, D = grade.shape
+        return cls(runs=runs or tuple(f"run{s}" for s in range(S)),
+                   topics=np.array([f"t{t}" for t in range(T)], dtype=object) if topics is None else topics,
+                   grade=grade, judged=np.ones(grade.shape, bool) if judged is None else judged,
+                   doc=np.arange(S * T * D, dtype=np.int64).reshape(S, T, D),
+                   length=np.full((S, T), D) if length is None else length, present=np.ones((S, T), bool),
+                   ideal=ideal, n_judged=np.asarray(n_judged), max_grade=max_grade)
 
 
 def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
@@ -147,8 +162,8 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
 
         list(pool.map(fill, range(S)))
     present = length > 0 if topics == "intersection" else np.ones((S, T), dtype=bool)
-    return Rankings(names, topic_ids, grade, judged, doc, length, present, ideal, n_judged, max_grade, words,
-                    pooled)
+    return Rankings(runs=names, topics=topic_ids, grade=grade, judged=judged, doc=doc, length=length, present=present,
+                    ideal=ideal, n_judged=n_judged, max_grade=max_grade, words=words, pooled=pooled)
 
 
 def truncate(rankings: Rankings, depth: int) -> Rankings:

@@ -64,6 +64,7 @@ class Overflows(Halves):
 def data(tmp_path):
     (tmp_path / "q.txt").write_text(QRELS)
     (tmp_path / "r.txt").write_text(RUN)
+    (tmp_path / "r2.txt").write_text(RUN)
     (tmp_path / "models.py").write_text(MODELS)
     return tmp_path
 
@@ -242,6 +243,8 @@ def test_a_full_disk_while_writing_results_names_the_file(data, monkeypatch, run
 def test_exceptions_in_a_model_of_ones_own_name_measure_and_file(data, cls, method, run_cli):
     measure = f"{data / 'models.py'}:{cls}"
     for argv in (["simulate", data / "q.txt", data / "r.txt", "-m", measure, "--users", "10"],
+                 ["eval", data / "q.txt", data / "r.txt", "-m", measure],
+                 ["compare", data / "q.txt", data / "r.txt", data / "r2.txt", "-m", measure],
                  ["properties", "-m", measure + "@4"],
                  ["run", config(data, [f"models.py:{cls}"]), "--out", data / "o"]):
         status, out, err = run_cli(argv)
@@ -249,12 +252,15 @@ def test_exceptions_in_a_model_of_ones_own_name_measure_and_file(data, cls, meth
         one_line(err, f"models.py:{cls}", str(data / "models.py"), f"{cls}.{method}", "boom in")
 
 
-@pytest.mark.parametrize("command", ["eval", "compare"])
-def test_eval_says_a_model_of_ones_own_has_no_closed_form(data, command, run_cli):
-    status, out, err = run_cli([command, data / "q.txt", data / "r.txt", data / "r.txt", "-m",
-                                        f"{data / 'models.py'}:Halves()"])
-    assert status == 2
-    one_line(err, "models.py:Halves()", "no closed form")
+def test_eval_values_a_model_of_ones_own_by_its_exact_expectation(data, run_cli):
+    """Halves reads on with probability 1/2 and totals gains grade/2: topic 1 (grades 1, 0, 2)
+    0.5 + 0.25 * 1 = 0.75, topic 2 (grades 2, 1) 1 + 0.5 * 0.5 = 1.25."""
+    status, out, err = run_cli(["eval", data / "q.txt", data / "r.txt", "-m", f"{data / 'models.py'}:Halves()",
+                                "--per-topic", "--format", "json"])
+    assert status == 0, err
+    records = {r["topic"]: r for r in json.loads(out)}
+    assert {t: r["method"] for t, r in records.items()} == {"1": "exact", "2": "exact", "all": "exact"}
+    assert {t: r["value"] for t, r in records.items()} == pytest.approx({"1": 0.75, "2": 1.25, "all": 1.0}, abs=1e-12)
 
 
 def test_compare_validates_seed_and_users_as_simulate_does(data, run_cli):

@@ -111,8 +111,9 @@ def direct_rankings(rows: list[list], max_grade: float) -> Rankings:
     for t, js in enumerate(judged_grades):
         ideal[t, :len(js)] = js
     topics = np.array([f"t{t:03d}" for t in range(T)], dtype=object)
-    return Rankings(("run",), topics, grade, judged, doc, length, np.ones((1, T), bool), ideal,
-                    np.array([len(j) for j in judged_grades], np.int64), float(max_grade))
+    return Rankings(runs=("run",), topics=topics, grade=grade, judged=judged, doc=doc, length=length,
+                    present=np.ones((1, T), bool), ideal=ideal,
+                    n_judged=np.array([len(j) for j in judged_grades], np.int64), max_grade=float(max_grade))
 
 
 @st.composite

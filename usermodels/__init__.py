@@ -6,14 +6,14 @@
 """
 
 from rpdi.choices import CONVENTIONS
-from rpdi.metrics.measures import Measure, parse_measure
+from rpdi.metrics.measures import parse_measure
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels.ap import RobertsonAP
 from rpdi.usermodels.base import At, Branch, BrowsingModel, geometric
 from rpdi.usermodels.cautious_rr import CautiousRR
 from rpdi.usermodels.cwl import INSQ, INST, NERR8, NERR9, NERR10, NERR11
 from rpdi.usermodels.err import ERR
-from rpdi.usermodels.exact import AGGREGATIONS, Expectations, exact
+from rpdi.usermodels.exact import AGGREGATIONS, ExactValue, Expectations, exact
 from rpdi.usermodels.hit import HIT, Success
 from rpdi.usermodels.logdiscount import DCG, NDCG, SDCG
 from rpdi.usermodels.plugin import is_plugin, load_plugin
@@ -23,7 +23,7 @@ from rpdi.usermodels.rbp import RBP
 from rpdi.usermodels.rbp2 import RBP2
 from rpdi.usermodels.rr import ReciprocalRank
 from rpdi.usermodels.rr2 import RR2
-from rpdi.usermodels.scoring import ExactValue, evaluate, resolve, score
+from rpdi.usermodels.scoring import evaluate, resolve, score
 from rpdi.usermodels.tbg import TBG
 
 MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [

@@ -103,7 +103,7 @@ class BrowsingModel:
         spec = MEASURES.get(vars(cls).get("measure_name"))
         if spec is not None:
             return spec
-        from rpdi.usermodels.scoring import ExactValue
+        from rpdi.usermodels.exact import ExactValue
 
         params = tuple(Param(key, type(default), default, f"{cls.__name__} parameter")
                        for key, default in getattr(cls, "parameters", {}).items())

@@ -27,9 +27,7 @@ from rpdi.usermodels.base import At, BrowsingModel
 
 def _start(user: BrowsingModel, depth: int) -> tuple[np.ndarray, np.ndarray]:
     """The user's start distribution (K,) and state values, on a one-ranking view of the depth."""
-    z = np.zeros((1, 1, depth))
-    rankings = Rankings(("log",), np.array(["q"]), z, np.ones(z.shape, bool), np.zeros(z.shape, np.int64),
-                        np.array([[depth]]), np.ones((1, 1), bool), np.zeros((1, 1)), np.zeros(1, np.int64), 1.0)
+    rankings = Rankings.of_grades(np.zeros((1, 1, depth)), np.zeros((1, 1)), [0], 1.0, runs=("log",))
     view = View(rankings, user.k)
     start = np.asarray(user.initial(view), float)[0, 0]
     if start.sum() <= 0:

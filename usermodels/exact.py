@@ -20,14 +20,14 @@ is never retrieved).
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from rpdi.choices import CONVENTIONS
 from rpdi.metrics.rankings import Rankings
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.view import View
+from rpdi.metrics.view import Score, View
 from rpdi.usermodels.base import At, BrowsingModel
 
 AGGREGATIONS = ("rate", "mean_rate", "total", "depth", "cost")
@@ -100,6 +100,22 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
         ideal = ideal[model.aggregation][0]
     return Expectations(model, lower, upper, variance, both.reach[:S], both.stop[:S], both.never[:S],
                         ideal)
+
+
+@dataclass(frozen=True)
+class ExactValue:
+    """The ``compute`` of a measure declared by its browsing model: the model's exact
+    expectation on the view's rankings (to the view's cutoff), with its residual. ``text``: the
+    name the user gave (a model's errors quote it)."""
+
+    model_class: type
+    text: str | None = None
+
+    def __call__(self, view: View, **params) -> Score:
+        measure = self.model_class.declaration().measure(params, view.cutoff)
+        model = self.model_class(measure if self.text is None else replace(measure, text=self.text))
+        expected = exact(model, view.rankings, "unknown")
+        return Score(expected.value, expected.residual)
 
 
 @dataclass
@@ -279,10 +295,9 @@ def _ratio(a, b):
 def _ideal_propagation(model, rankings: Rankings, convention, horizon, tol) -> dict[str, np.ndarray]:
     """The model's expectations on each topic's ideal ranking (all judged grades, best first)."""
     ideal = rankings.ideal
-    T, M = ideal.shape
-    ideal_rankings = Rankings(("ideal",), rankings.topics, ideal[None], np.ones((1, T, M), bool),
-                              np.zeros((1, T, M), np.int64), rankings.n_judged[None].copy(),
-                              np.ones((1, T), bool), ideal, rankings.n_judged, rankings.max_grade)
+    ideal_rankings = Rankings.of_grades(ideal[None], ideal, rankings.n_judged, rankings.max_grade,
+                                        length=rankings.n_judged[None].copy(), runs=("ideal",),
+                                        topics=rankings.topics)
     view = View(ideal_rankings, model.k)
     gains = model.gains(view.grade, view)
     return _propagate(model, model.initial(view), model.state_values(view), gains,

@@ -25,10 +25,12 @@ import importlib
 import importlib.util
 import os
 import re
+from dataclasses import replace
 
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.measures import parse_measure
 from rpdi.usermodels.base import BrowsingModel
+from rpdi.usermodels.exact import ExactValue
 
 _FILE = re.compile(r"^(?P<path>.+?\.py):(?P<name>[A-Za-z_]\w*)(?P<rest>.*)$")
 _MODULE = re.compile(r"^(?P<module>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):(?P<name>[A-Za-z_]\w*)(?P<rest>.*)$")
@@ -83,7 +85,7 @@ def load_plugin(text: str, base: str | None = None) -> BrowsingModel:
         cls = _guarded_class(where, name, "path" not in match.groupdict())
     except InputError as exc:
         raise InputError(f"measure {text!r}: {exc}") from None
-    spec = cls.declaration()
+    spec = replace(cls.declaration(), compute=ExactValue(cls, text))
     measure = parse_measure(name + rest, {name: spec})
     return cls(type(measure)(text, spec, measure.params, measure.cutoff))
 

@@ -1,7 +1,7 @@
 """Every browsing model is a measure: what scores runs with a model that has no closed form.
 
 A measure whose only definition is its user (a model of one's own, say) is valued by the exact
-expectation of that user under the aggregation it declares (:func:`usermodels.exact.exact`), on
+expectation of that user under the aggregation it declares (:class:`usermodels.exact.ExactValue`), on
 every ranking, with the interval that unjudged documents and the unknown tail beyond the ranking
 leave (the ``unknown`` convention: the value takes them as non-relevant, the upper end as
 maximally relevant; the residual is the interval's width). Records say which of the two a value
@@ -19,28 +19,12 @@ as a class or as an instance.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
 from rpdi.metrics import evaluate as metrics_evaluate
 from rpdi.metrics import score as metrics_score
 from rpdi.metrics.measures import Measure
-from rpdi.metrics.view import Score, View
 from rpdi.usermodels.base import BrowsingModel
-from rpdi.usermodels.exact import exact
 from rpdi.usermodels.plugin import is_plugin, load_plugin
-
-
-@dataclass(frozen=True)
-class ExactValue:
-    """The ``compute`` of a measure declared by its browsing model: the model's exact
-    expectation on the view's rankings (to the view's cutoff), with its residual."""
-
-    model_class: type
-
-    def __call__(self, view: View, **params) -> Score:
-        model = self.model_class(cutoff=view.cutoff, **params)
-        expected = exact(model, view.rankings, "unknown")
-        return Score(expected.value, expected.residual)
 
 
 def resolve(measure, base: str | None = None):

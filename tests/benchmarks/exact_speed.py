@@ -33,9 +33,7 @@ def random_rankings(topics: int, depth: int, seed: int) -> Rankings:
     for t, x in enumerate(ideal_lists):
         ideal[t, : len(x)] = x
     n_judged = np.array([len(x) for x in ideal_lists])
-    return Rankings(("bench",), np.array([f"t{t}" for t in range(topics)], dtype=object), grade, judged,
-                    np.arange(topics * depth).reshape(1, topics, depth), np.full((1, topics), depth),
-                    np.ones((1, topics), bool), ideal, n_judged, 3.0)
+    return Rankings.of_grades(grade, ideal, n_judged, 3.0, judged=judged, runs=("bench",))
 
 
 def best_of(fn, repeat=3) -> float:
