@@ -109,7 +109,7 @@ def small(tmp_path_factory):
     config = write(base / "small.toml", SMALL)
     out = str(base / "one")
     summary = run_experiment(config, out=out, workers=1)
-    assert "results in" in summary
+    assert "results in" in summary.text
     return config, read(os.path.join(out, "results.csv"))
 
 

@@ -1,0 +1,31 @@
+"""``rpdi eval``: closed-form measures on TREC runs, as a table, CSV, JSON or trec_eval's lines."""
+
+from __future__ import annotations
+
+from rpdi.experiments.commands.inputs import collection, refuse_models_of_ones_own
+from rpdi.experiments.formats import eval_records
+from rpdi.metrics.errors import InputError
+from rpdi.metrics.evaluate import evaluate, expand, trec_report
+
+
+def run(args) -> str:
+    refuse_models_of_ones_own(args.measures)
+    expand(args.measures, args.relevance_level)  # malformed measures are reported before the files are read
+    qrels, runs = collection(args)
+    topics = "qrels" if args.all_topics else args.topics or ("intersection" if args.format == "trec" else "qrels")
+    options = dict(topics=topics, compat=args.compat, max_docs=args.max_docs, judged_only=args.judged_only,
+                   relevance_level=args.relevance_level)
+    try:
+        if args.format == "trec":
+            return trec_report(qrels, runs, args.measures, per_topic=args.per_topic, docs=args.num_docs, **options)
+        records = evaluate(qrels, runs, args.measures, per_topic=args.per_topic, undefined=args.undefined,
+                           average=args.average, **options)
+    except (MemoryError, OverflowError) as exc:  # a huge cutoff or parameter, e.g. P@100000000000
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+        for m in args.measures:  # name the measure at fault
+            try:
+                evaluate(qrels, runs, [m], **options)
+            except (MemoryError, OverflowError):
+                raise InputError(f"measure {m!r}: too large to evaluate ({reason})") from None
+        raise InputError(f"too large to evaluate ({reason})") from None
+    return eval_records(records, args.format, args.digits)
