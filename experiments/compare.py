@@ -140,13 +140,14 @@ def _users(model, rankings, common, users: int, convention: str, options) -> lis
 POWER_FIELDS = ("measure", "pairs", "significant", "alpha", "discriminative_power")
 
 
-def report_section(out_dir: str, config, records: list[dict]) -> tuple[str, list[str]]:
+def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tuple[str, list[str]]:
     """An experiment's ``[compare]``: the pairs on every measure, from the per-topic closed-form
     values of the three-way records (the exact expectation where a model has no closed form),
-    on the topics every run has. Writes ``compare.csv``/``compare.json`` (the pair records),
-    ``discriminative_power.csv``/``.json`` and, with plots, ``plots/forest.png`` and
-    ``plots/asl.png``; returns the Markdown section and the plots written. With ``users`` set,
-    the pairs also have the users' P(B better) (:func:`compare`'s ``users``)."""
+    on the topics every run has; ``data`` is the experiment's (qrels, runs). Writes
+    ``compare.csv``/``compare.json`` (the pair records), ``discriminative_power.csv``/``.json``
+    and, with plots, ``plots/forest.png`` and ``plots/asl.png``; returns the Markdown section and
+    the plots written. With ``users`` set, the pairs also have the users' P(B better)
+    (:func:`compare`'s ``users``)."""
     import os
 
     from rpdi.experiments import compare_plots
@@ -162,10 +163,7 @@ def report_section(out_dir: str, config, records: list[dict]) -> tuple[str, list
     pairs, power = [], []
     rankings = None
     if c.users is not None:
-        from rpdi.experiments.runner import data_source, load_data
-
-        qrels, data = load_data(data_source(config))
-        rankings = build_rankings(qrels, data, config.experiment.topics)
+        rankings = build_rankings(*data, config.experiment.topics)
         _check_user_work([model_for(m) for m in per], rankings, c.users, config.experiment.convention,
                          config.experiment.force)
     for measure, by_run in per.items():

@@ -166,13 +166,11 @@ def _parameter_curves(config, records, results) -> list[tuple]:
     return extra
 
 
-def _residual_depths(config, measures, depths) -> tuple[str, list[tuple]]:
+def _residual_depths(config, measures, depths, qrels, runs) -> tuple[str, list[tuple]]:
     """Mean lower/upper bounds of the measures with a residual, cut at each depth (Figure 5)."""
-    from rpdi.experiments.runner import data_source, load_data
     from rpdi.metrics.evaluate import evaluate
     from rpdi.metrics.measures import parse_measure
 
-    qrels, runs = load_data(data_source(config))
     chosen = [m for m in measures if parse_measure(m).spec.residual and parse_measure(m).cutoff is None]
     if not chosen or not depths:
         return "", []
@@ -238,8 +236,9 @@ def _as_written(config, results: list[dict], verdict: dict) -> tuple[list[dict],
 
 
 def write_report(out_dir: str, config, config_path: str, measures: list[str], results: list[dict],
-                 manifest: dict, verdict: dict) -> Summary:
-    """Write every output file; return the summary for the terminal. The main engine's records
+                 manifest: dict, verdict: dict, data: tuple) -> Summary:
+    """Write every output file; return the summary for the terminal. ``data`` is the (qrels,
+    runs) the experiment ran on, for the analyses that go back to them. The main engine's records
     go to results.csv/json, the agent engine's check (``agent_check``) to agent_check.csv, the
     verdict to verdict.json. A model of one's own is named as the config wrote it (relative to
     the config) in every table, CSV and plot name."""
@@ -280,14 +279,14 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
     if analysis.accuracy:
         md += ["## Residuals\n", _rbp_accuracy(measures, analysis.accuracy)]
     if analysis.residual_depths:
-        text, more = _residual_depths(config, measures, analysis.residual_depths)
+        text, more = _residual_depths(config, measures, analysis.residual_depths, *data)
         md.append(text)
         extra += more
     compared = None
     if config.compare is not None:  # paired tests and discriminative power (experiments/compare.py)
         from rpdi.experiments.compare import report_section
 
-        compared = report_section(out_dir, config, records)
+        compared = report_section(out_dir, config, records, data)
         md += ["## Comparing systems\n", compared[0]]
     if config.output.plots:
         extra = [(fn, args[:-1] + (os.path.join(out_dir, "plots", args[-1]),)) for fn, args in extra]

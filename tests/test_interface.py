@@ -10,7 +10,7 @@ import pytest
 from rpdi.experiments.formats import telling_apart
 from rpdi.experiments.cli import main as rpdi_main
 from rpdi.experiments.config import expand_measures, load_config
-from rpdi.experiments.runner import plan
+from rpdi.experiments.tasks import plan
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 e1 1\nq2 0 e2 1\n"
 RUN_A = "q1 Q0 d1 1 3.0 x\nq1 Q0 d2 2 2.0 x\nq1 Q0 d3 3 1.0 x\nq2 Q0 e2 1 1.0 x\n"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rpdi.experiments.report import Summary
-from rpdi.experiments.run import run_experiment
+from rpdi.experiments.experiment import run_experiment
 
 
 def run(args) -> Summary:

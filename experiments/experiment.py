@@ -9,7 +9,7 @@ from importlib import resources
 
 from rpdi.experiments.config import expand_measures, load_config
 from rpdi.experiments.report import Summary, write_report
-from rpdi.experiments.runner import confirm_cell, execute, plan
+from rpdi.experiments.tasks import confirm_cell, data_source, execute, load_data, plan
 from rpdi.metrics.errors import InputError
 from rpdi.simulate import check
 
@@ -49,6 +49,7 @@ def run_experiment(config: str = "validate_core", out: str | None = None, worker
     measures = expand_measures(cfg, path)
     cfg.experiment.force = cfg.experiment.force or force
     tasks = plan(cfg)
+    data = load_data(data_source(cfg))  # read by plan (load_data keeps it): the report's analyses use it
     if out is None:
         out = os.path.join(base, cfg.output.dir) if cfg.output.dir else os.path.join("results", cfg.experiment.name)
     with output_lock(out):
@@ -62,7 +63,7 @@ def run_experiment(config: str = "validate_core", out: str | None = None, worker
         by_id = {t["id"]: t for t in tasks}
         cells = [c | {"task": res["id"]} for res in results for c in res.get("cells", [])]
         verdict = check.verdict(cells, cfg.experiment.alpha, lambda c: confirm_cell(by_id[c["task"]], c))
-        report = write_report(out, cfg, path, measures, results, manifest, verdict)
+        report = write_report(out, cfg, path, measures, results, manifest, verdict, data)
     return Summary(f"{reused} of {len(tasks)} tasks reused from {os.path.join(out, 'tasks')}, "
                    f"{len(tasks) - reused} computed\n" + report.text, report.verdict)
 
