@@ -16,8 +16,8 @@ import warnings
 
 from importlib import import_module
 
-from rpdi.choices import (AVERAGES, COMPAT, CONVENTIONS, CORRECTIONS, ENGINES, FORMATS, INTERVALS, TESTS, TOPICS,
-                          UNDEFINED)
+from rpdi.choices import (AVERAGES, COMPAT, CONVENTIONS, CORRECTIONS, ENGINES, FORMATS, INTERVALS,
+                          TABLE_II_RANKING, TESTS, TOPICS, UNDEFINED)
 
 
 PLUGIN_HELP = ("a model of one's own, path/to/model.py:Class(param=value,...)@k: its file is imported "
@@ -177,6 +177,23 @@ def _fit_parser(sub) -> None:
     p.add_argument("--format", choices=FORMATS, default="table")
 
 
+def _explain_parser(sub) -> None:
+    p = sub.add_parser("explain", help="a measure's user in the C/W/L view, on a ranking",
+                       description="The user behind a measure in one sentence, its aggregation, and on a "
+                                   "ranking: per rank i the probability of reading on C(i), the weight W(i), "
+                                   "the probability of stopping L(i) and of reading V(i); the expected depth "
+                                   "and the value, by probability propagation.")
+    p.add_argument("measure", help="a measure with a browsing model (RBP(p=0.8), AP, ...) or " + PLUGIN_HELP)
+    p.add_argument("--ranking", default=TABLE_II_RANKING,
+                   help="grades (1,1,0,0,2) or $ relevant, - not relevant, ? unjudged; one that begins "
+                        "with - as --ranking=-$-$ (default: the RBP paper's example, Moffat & Zobel "
+                        "2008, Table II: %(default)s)")
+    p.add_argument("--depth", type=int, metavar="N", help="ranks shown (default: the ranking's length)")
+    p.add_argument("--plot", metavar="FILE", help="also plot C, W and L against the rank (.png or .svg)")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    _digits_argument(p)
+
+
 def _models_parser(sub) -> None:
     sub.add_parser("models", help="list the browsing models")
 
@@ -207,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     _compare_parser(sub, common)
     _run_parser(sub)
     _properties_parser(sub)
+    _explain_parser(sub)
     _models_parser(sub)
     _measures_parser(sub)
     _fit_parser(sub)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rpdi.choices import TABLE_II_RANKING
 from rpdi.experiments import plots
 from rpdi.experiments.config import shown_name
 from rpdi.experiments.formats import SIMULATE_FIELDS, align, md_table, number, to_csv, to_json
@@ -94,7 +95,6 @@ def _rbp_accuracy(measures: list[str], accuracy: float) -> str:
             + md_table(["measure", "p", "depth d (smallest with p^d < accuracy)"], rows))
 
 
-TABLE_II_RANKING = "$$---$----$-----$---"  # Moffat & Zobel (2008), Table II
 RESIDUAL_RANKING = "$$---$----$-??--?---"  # ibid., Section 4.4 ('?' unjudged)
 
 
