@@ -13,7 +13,6 @@ import contextlib
 import os
 import sys
 import warnings
-
 from importlib import import_module
 
 from rpdi.choices import (AVERAGES, COMPAT, CONVENTIONS, CORRECTIONS, ENGINES, FORMATS, INTERVALS,

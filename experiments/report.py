@@ -115,7 +115,7 @@ def _worked_examples(measures: list[str]) -> str:
     if not ps:
         return ""
     ps.sort()
-    f = lambda x: f"{x:.6f}"  # noqa: E731  (more digits than the paper prints, to compare with it)
+    f = lambda x: number(x, 6)  # noqa: E731  (more digits than the paper prints, to compare with it)
     n = len(TABLE_II_RANKING)
     relevant = [i for i, c in enumerate(TABLE_II_RANKING, 1) if c == "$"]
     header = ["document"] + [f"p = {p:g}" for p in ps]
