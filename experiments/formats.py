@@ -81,7 +81,7 @@ def to_json(data) -> str:
     return json.dumps(data, indent=1)
 
 
-def records(rows: list[dict], fmt: str, fields, digits: int = 4) -> str:
+def format_records(rows: list[dict], fmt: str, fields, digits: int = 4) -> str:
     """json (a list of flat records), csv, or an aligned table of the fields."""
     if fmt == "json":
         return to_json(rows) + "\n"
@@ -90,10 +90,10 @@ def records(rows: list[dict], fmt: str, fields, digits: int = 4) -> str:
     return align([list(fields)] + [[field_cell(r[k], digits, k) for k in fields] for r in rows])
 
 
-def eval_records(rows: list[dict], fmt: str, digits: int = 4) -> str:
-    """As :func:`records`; the table has a column per measure, a value's residual after it."""
+def format_eval(rows: list[dict], fmt: str, digits: int = 4) -> str:
+    """As :func:`format_records`; the table has a column per measure, a value's residual after it."""
     if fmt in ("json", "csv"):
-        return records(rows, fmt, EVAL_FIELDS)
+        return format_records(rows, fmt, EVAL_FIELDS)
     measures = list(dict.fromkeys(r["measure"] for r in rows))
     cells: dict[tuple[str, str], dict] = {}
     for r in rows:

@@ -7,7 +7,7 @@ import os
 from rpdi.experiments import compare_plots
 from rpdi.experiments.commands.inputs import refuse_models_of_ones_own
 from rpdi.experiments.compare import FIELDS, POWER_FIELDS, USER_FIELDS, compare, discriminative_power
-from rpdi.experiments.formats import compare_table, power_table, records as format_records
+from rpdi.experiments.formats import compare_table, format_records, power_table
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import expand
 from rpdi.simulate.settings import check_settings

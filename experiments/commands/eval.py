@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rpdi.experiments.commands.inputs import collection, refuse_models_of_ones_own
-from rpdi.experiments.formats import eval_records
+from rpdi.experiments.formats import format_eval
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import evaluate, expand, trec_report
 
@@ -28,4 +28,4 @@ def run(args) -> str:
             except (MemoryError, OverflowError):
                 raise InputError(f"measure {m!r}: too large to evaluate ({reason})") from None
         raise InputError(f"too large to evaluate ({reason})") from None
-    return eval_records(records, args.format, args.digits)
+    return format_eval(records, args.format, args.digits)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rpdi.experiments.formats import align, number, records as format_records
+from rpdi.experiments.formats import align, format_records, number
 from rpdi.metrics.clicklogs import read_clicklog
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels.clickmodels import METRIC_USERS, STANDARD, click_model, fit_and_evaluate

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from rpdi.experiments.commands.inputs import collection
-from rpdi.experiments.formats import SIMULATE_FIELDS, records as format_records
+from rpdi.experiments.formats import SIMULATE_FIELDS, format_records
 from rpdi.experiments.report import Summary
 from rpdi.metrics.errors import InputError
 from rpdi.simulate.check import describe, simulate
