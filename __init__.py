@@ -22,7 +22,7 @@ from importlib import import_module
 # the ``rpdi`` command's start-up) does not import the simulator and experiment runner (scipy)
 _HOMES = {"evaluate": "rpdi.usermodels", "score": "rpdi.usermodels", "load_qrels": "rpdi.metrics",
           "load_runs": "rpdi.metrics", "parse_measure": "rpdi.metrics", "exact": "rpdi.usermodels",
-          "model_for": "rpdi.usermodels", "run_experiment": "rpdi.experiments.run",
+          "model_for": "rpdi.usermodels", "run_experiment": "rpdi.experiments.experiment",
           "compare": "rpdi.experiments.compare"}
 
 __all__ = ["evaluate", "score", "simulate", "exact", "model_for", "run_experiment", "compare",

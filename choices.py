@@ -15,3 +15,6 @@ TESTS = ("t", "wilcoxon", "randomization", "bootstrap")  # paired significance t
 CORRECTIONS = ("holm", "bonferroni", "tukey", "none")  # multiple comparisons over a measure's pairs
 INTERVALS = ("t", "percentile", "bca")  # interval of a difference between two runs' means
 FORMATS = ("table", "csv", "json")  # what the commands print
+# the RBP paper's example ranking ($ relevant, - not): Moffat & Zobel (2008), Table II; the
+# default ranking of rpdi explain and the ranking of the rbp_paper experiment's worked example
+TABLE_II_RANKING = "$$---$----$-----$---"

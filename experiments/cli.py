@@ -1,4 +1,5 @@
-"""The ``rpdi`` command line: a thin layer over the packages' functions.
+"""The ``rpdi`` command line: it parses the arguments and runs the command's module in
+:mod:`rpdi.experiments.commands` (``rpdi eval`` runs ``commands/eval.py``).
 
 Bad input of any kind exits with status 2 and one line on stderr naming the file, line, key or
 measure at fault; nothing is written to stdout then. Heavy modules are imported lazily so that
@@ -12,10 +13,10 @@ import contextlib
 import os
 import sys
 import warnings
+from importlib import import_module
 
-from rpdi.choices import (AVERAGES, COMPAT, CONVENTIONS, CORRECTIONS, ENGINES, FORMATS, INTERVALS, TESTS, TOPICS,
-                          UNDEFINED)
-from rpdi.experiments.formats import EVAL_FIELDS, SIMULATE_FIELDS, align, to_csv
+from rpdi.choices import (AVERAGES, COMPAT, CONVENTIONS, CORRECTIONS, ENGINES, FORMATS, INTERVALS,
+                          TABLE_II_RANKING, TESTS, TOPICS, UNDEFINED)
 
 
 PLUGIN_HELP = ("a model of one's own, path/to/model.py:Class(param=value,...)@k: its file is imported "
@@ -76,7 +77,6 @@ def _eval_parser(sub, common) -> None:
                         "trec_eval-named measures (default 1)")
     p.add_argument("-N", dest="num_docs", type=float, default=0.0, metavar="N",
                    help="trec_eval -N: documents in the collection (for utility's d parameter)")
-    p.set_defaults(handler=_cmd_eval)
 
 
 def _simulate_parser(sub, common) -> None:
@@ -98,7 +98,6 @@ def _simulate_parser(sub, common) -> None:
     p.add_argument("--alpha", type=float, default=0.01,
                    help="family-wise error rate of the verdict (exit 0 agree, 1 disagree, 2 bad input)")
     p.add_argument("--format", choices=FORMATS, default="table")
-    p.set_defaults(handler=_cmd_simulate)
 
 
 def _compare_parser(sub, common) -> None:
@@ -129,7 +128,6 @@ def _compare_parser(sub, common) -> None:
                    help="what a user meets beyond the ranking (for --users)")
     p.add_argument("--plots", metavar="DIR", help="write forest.png (and asl.png) into DIR")
     p.add_argument("--format", choices=FORMATS, default="table")
-    p.set_defaults(handler=_cmd_compare)
 
 
 def _run_parser(sub) -> None:
@@ -145,7 +143,6 @@ def _run_parser(sub) -> None:
     p.add_argument("--fresh", action="store_true", help="discard stored task results and start over")
     p.add_argument("--force", action="store_true",
                    help="simulate even when a task's estimated work exceeds the limit (config: force)")
-    p.set_defaults(handler=_cmd_run)
 
 
 def _properties_parser(sub) -> None:
@@ -159,7 +156,6 @@ def _properties_parser(sub) -> None:
                    help="analyse the browsing model's exact expectation instead of the closed form")
     p.add_argument("--format", choices=["table", "json"], default="table")
     _digits_argument(p)
-    p.set_defaults(handler=_cmd_properties)
 
 
 def _fit_parser(sub) -> None:
@@ -178,312 +174,31 @@ def _fit_parser(sub) -> None:
     p.add_argument("--no-stderr", action="store_true", help="skip the standard errors (faster)")
     p.add_argument("--plot", help="write the perplexity / CTR / last-click figure here (.png or .svg)")
     p.add_argument("--format", choices=FORMATS, default="table")
-    p.set_defaults(handler=_cmd_fit)
+
+
+def _explain_parser(sub) -> None:
+    p = sub.add_parser("explain", help="a measure's user in the C/W/L view, on a ranking",
+                       description="The user behind a measure in one sentence, its aggregation, and on a "
+                                   "ranking: per rank i the probability of reading on C(i), the weight W(i), "
+                                   "the probability of stopping L(i) and of reading V(i); the expected depth "
+                                   "and the value, by probability propagation.")
+    p.add_argument("measure", help="a measure with a browsing model (RBP(p=0.8), AP, ...) or " + PLUGIN_HELP)
+    p.add_argument("--ranking", default=TABLE_II_RANKING,
+                   help="grades (1,1,0,0,2) or $ relevant, - not relevant, ? unjudged; one that begins "
+                        "with - as --ranking=-$-$ (default: the RBP paper's example, Moffat & Zobel "
+                        "2008, Table II: %(default)s)")
+    p.add_argument("--depth", type=int, metavar="N", help="ranks shown (default: the ranking's length)")
+    p.add_argument("--plot", metavar="FILE", help="also plot C, W and L against the rank (.png or .svg)")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    _digits_argument(p)
 
 
 def _models_parser(sub) -> None:
-    p = sub.add_parser("models", help="list the browsing models")
-    p.set_defaults(handler=_cmd_models)
+    sub.add_parser("models", help="list the browsing models")
 
 
 def _measures_parser(sub) -> None:
-    p = sub.add_parser("measures", help="list the closed-form measures and their parameters")
-    p.set_defaults(handler=_cmd_measures)
-
-
-def _collection(args):
-    """The qrels and runs named on the command line, read once (with lengths if given)."""
-    from rpdi.metrics import load_runs
-    from rpdi.metrics.trec import read_lengths, read_qrels, with_lengths
-
-    qrels = read_qrels(args.qrels)
-    runs = load_runs(_named_runs(args.runs))
-    if args.doc_lengths:
-        lengths = read_lengths(args.doc_lengths)
-        runs = [with_lengths(run, lengths) for run in runs]
-    return qrels, runs
-
-
-def _cmd_eval(args) -> str:
-    from rpdi.metrics.errors import InputError
-    from rpdi.metrics.evaluate import evaluate, expand, trec_report
-    from rpdi.usermodels import resolve
-
-    measures = [resolve(m) for m in args.measures]  # a model of one's own: its exact expectation
-    expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
-    qrels, runs = _collection(args)
-    topics = "qrels" if args.all_topics else args.topics or ("intersection" if args.format == "trec" else "qrels")
-    options = dict(topics=topics, compat=args.compat, max_docs=args.max_docs, judged_only=args.judged_only,
-                   relevance_level=args.relevance_level)
-    try:
-        if args.format == "trec":
-            return trec_report(qrels, runs, measures, per_topic=args.per_topic, docs=args.num_docs, **options)
-        records = evaluate(qrels, runs, measures, per_topic=args.per_topic, undefined=args.undefined,
-                           average=args.average, **options)
-    except (MemoryError, OverflowError) as exc:  # a huge cutoff or parameter, e.g. P@100000000000
-        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
-        for text, m in zip(args.measures, measures):  # name the measure at fault
-            try:
-                evaluate(qrels, runs, [m], **options)
-            except (MemoryError, OverflowError):
-                raise InputError(f"measure {text!r}: too large to evaluate ({reason})") from None
-        raise InputError(f"too large to evaluate ({reason})") from None
-    return _format_eval(records, args.format, args.digits)
-
-
-def _cmd_simulate(args) -> str:
-    from rpdi.experiments.report import Summary
-    from rpdi.metrics.errors import InputError
-    from rpdi.simulate.check import describe, simulate
-    from rpdi.simulate.settings import check_settings
-    from rpdi.usermodels import model_for
-
-    check_settings(dict(users=args.users, seed=args.seed, target_stderr=args.target_stderr,
-                        max_users=args.max_users), prefix="--")
-    qrels, runs = _collection(args)
-    try:
-        records, verdict = simulate(qrels, runs, args.measures, users=args.users, seed=args.seed,
-                                    engine=args.engine, per_topic=args.per_topic, convention=args.convention,
-                                    topics=args.topics or "qrels", target_stderr=args.target_stderr,
-                                    max_users=args.max_users, progress=True, alpha=args.alpha,
-                                    with_verdict=True, force=args.force)
-    except MemoryError as exc:  # arrays grow with the depth read: name the deepest measure
-        reason = (str(exc).splitlines() or ["out of memory"])[0]
-        deepest = max(args.measures, key=lambda m: model_for(m).k or 0)
-        raise InputError(f"measure {deepest!r}: too large to simulate ({reason})") from None
-    text = _format_records(records, args.format, SIMULATE_FIELDS, args.digits)
-    lines = "\n".join(describe(verdict)) + "\n"
-    if args.format == "table":
-        text += "\n" + lines
-    else:  # keep stdout machine-readable
-        sys.stderr.write(lines)
-    text = Summary(text)
-    text.verdict, text.status = verdict, verdict["status"]
-    return text
-
-
-def _named_runs(items: list[str]) -> list:
-    """Run arguments as paths, or as runs read under their given name for NAME=PATH (a file
-    whose own name contains '=' is taken as a path)."""
-    import os
-
-    from rpdi.metrics.trec import read_run
-
-    out = []
-    for item in items:
-        name, sep, path = item.partition("=")
-        out.append(read_run(path, name) if sep and name and not os.path.exists(item) else item)
-    return out
-
-
-def _cmd_compare(args) -> str:
-    import os
-
-    from rpdi.experiments import compare_plots
-    from rpdi.experiments.compare import (FIELDS, POWER_FIELDS, USER_FIELDS, compare, discriminative_power,
-                                          format_power, format_table)
-    from rpdi.metrics.errors import InputError
-    from rpdi.simulate.settings import check_settings
-
-    from rpdi.metrics.evaluate import expand
-    from rpdi.usermodels import resolve
-
-    measures = [resolve(m) for m in args.measures]  # a model of one's own: its exact expectation
-    expand(measures)  # malformed measures are reported before the files are read
-    check_settings(dict(seed=args.seed, users=args.users or 0), prefix="--")
-    if args.per_topic:
-        raise InputError("--per-topic: compare reports pairs of runs over all topics, not single topics")
-    if args.discriminative_power and args.baseline:
-        raise InputError("--discriminative-power compares all pairs of runs; drop --baseline")
-    records = compare(args.qrels, args.runs, measures, baseline=args.baseline, test=args.test,
-                      correction=args.correction, alpha=args.alpha, resamples=args.resamples,
-                      seed=args.seed, interval=args.interval, topics=args.topics or "qrels", users=args.users,
-                      convention=args.convention, force=args.force)
-    power = discriminative_power(records, args.alpha) if args.discriminative_power else None
-    if args.plots:
-        interval = args.interval or ("t" if args.test == "t" else "bca")
-        what = f"{args.test} test, {args.correction} correction, {interval} interval"
-        try:
-            compare_plots.forest(records, os.path.join(args.plots, "forest.png"), what)
-            if power:
-                compare_plots.asl_curves(power, os.path.join(args.plots, "asl.png"), f"{args.test} test")
-        except OSError as exc:
-            raise InputError(f"--plots {args.plots}: cannot write there: {exc.strerror or exc}") from None
-    if power is not None:
-        if args.format == "table":
-            return format_table(records, args.alpha, args.baseline) + "\n" + format_power(power)
-        return _format_records(power, args.format, POWER_FIELDS)
-    fields = FIELDS + (USER_FIELDS if args.users is not None else ())
-    if args.format == "table":
-        return format_table(records, args.alpha, args.baseline)
-    return _format_records(records, args.format, fields)
-
-
-def _cmd_run(args) -> str:
-    from rpdi.experiments.run import run_experiment
-
-    return run_experiment(args.config, out=args.out, workers=args.workers, scheduler=args.scheduler,
-                          fresh=args.fresh, progress=True, force=args.force)
-
-
-def _cmd_properties(args) -> str:
-    from rpdi.metrics import parse_measure
-    from rpdi.metrics.properties import PROPERTIES, analyse, closed_form_scorer, grades_for
-    from rpdi.usermodels import model_for
-    from rpdi.usermodels.plugin import is_plugin
-    from rpdi.usermodels.properties import analyse_model
-
-    from rpdi.metrics.errors import InputError
-
-    records = []
-    for text in args.measures:
-        try:
-            if args.model or is_plugin(text):
-                analysis = analyse_model(model_for(text))
-            else:
-                m = parse_measure(text)
-                analysis = analyse(closed_form_scorer(m), k=int(m.cutoff or 10), grades=grades_for(m))
-        except MemoryError as exc:
-            reason = (str(exc).splitlines() or ["out of memory"])[0]
-            raise InputError(f"measure {text!r}: its depth is too large to analyse ({reason})") from None
-        records.append(analysis.record(text))
-    if args.format == "json":
-        import json
-
-        return json.dumps(records, indent=1) + "\n"
-    header = ["measure"] + list(PROPERTIES)
-    rows = [[r["measure"]] + ["yes" if r[p] else "no" for p in PROPERTIES] for r in records]
-    lines = [align([header] + rows)]
-
-    def show(case, digits):
-        if "ranking" not in case:
-            return ""
-        return (f"{case['ranking']}" + (f" (R={case['R']})" if "R" in case else "")
-                + f" scores {_fmt(case['score'], digits)}")
-
-    for r in records:
-        if r["search"].startswith("sampled"):
-            lines.append(f"{r['measure']}: {r['search']}")
-        for prop, ex in r["counterexamples"].items():
-            digits = args.digits
-            if "versus" in ex:  # enough decimals to show the two scores differ (e.g. by 5e-9)
-                digits = _telling_apart(ex.get("score"), ex["versus"].get("score"), digits)
-            shown = show(ex, digits) + (f" vs {show(ex['versus'], digits)}" if "versus" in ex else "")
-            lines.append(f"{r['measure']}: not {prop}: {ex['why']}" + (f": {shown}" if shown else ""))
-    return "\n".join(lines) + "\n"
-
-
-FIT_FIELDS = ("model", "fitted", "parameters", "loglik", "perplexity", "train_loglik", "seconds")
-
-
-def _cmd_fit(args) -> str:
-    from rpdi.metrics.clicklogs import read_clicklog
-    from rpdi.metrics.errors import InputError
-    from rpdi.usermodels.clickmodels import METRIC_USERS, STANDARD, click_model, fit_and_evaluate
-
-    models = args.models or list(METRIC_USERS + STANDARD)
-    for m in models:  # unknown models are reported before the logs are read
-        click_model(m)
-    log = read_clicklog(args.logs, args.qrels)
-    if args.test:
-        train, test = log, read_clicklog(args.test, args.qrels)
-        if test.depth != train.depth:
-            raise InputError(f"{args.test}: shows {test.depth} documents per session, {args.logs} {train.depth}")
-    else:
-        train, test = log.split(args.test_fraction, args.seed)
-    if len(train) == 0 or len(test) == 0:
-        raise InputError(f"{args.logs}: too few sessions to split into training and test sessions")
-    records = fit_and_evaluate(train, test, models, by_grade=args.qrels is not None, seed=args.seed,
-                               stderr=not args.no_stderr)
-    if args.plot:
-        from rpdi.experiments.clickplots import plot_fit
-
-        plot_fit(records, args.plot, f"{len(train)} training, {len(test)} test sessions")
-    for r in records:
-        del r["curves"]
-    if args.format == "table":
-        fields = FIT_FIELDS
-        return align([list(fields)] + [[_fmt(r[k]) if r[k] is not None else "-" for k in fields] for r in records])
-    return _format_records(records, args.format, list(records[0]))
-
-
-def _telling_apart(a, b, digits: int) -> int:
-    """The fewest decimals, at least ``digits``, at which two different numbers print differently."""
-    if not (isinstance(a, float) and isinstance(b, float)) or a == b:
-        return digits
-    while digits < 17 and f"{a:.{digits}f}" == f"{b:.{digits}f}":
-        digits += 1
-    return digits
-
-
-def _cmd_models(args) -> str:
-    from rpdi.usermodels import MODELS
-
-    lines = []
-    from rpdi.metrics import MEASURES
-
-    for name, cls in MODELS.items():
-        lines.append(f"{MEASURES[name].describe()}  [{cls.aggregation}]\n    user: {cls.rule}\n"
-                     f"    ref:  {cls.citation}")
-    closed_only = [name for name, spec in MEASURES.items() if not spec.model]
-    lines.append("no browsing model (closed form only, `rpdi eval`): " + ", ".join(closed_only))
-    return "\n".join(lines) + "\n"
-
-
-def _cmd_measures(args) -> str:
-    from rpdi.metrics import MEASURES
-
-    lines = []
-    for spec in MEASURES.values():
-        cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[spec.cutoff]
-        lines.append(f"{spec.describe()}{cutoff}\n    {spec.formula}\n    user: {spec.user_model}\n"
-                     f"    ref:  {spec.citation}")
-    from rpdi.metrics.measures import TREC_FAMILIES
-
-    lines.append("trec_eval 10.0 names (aliases, with trec_eval's parameters, e.g. P_10, P.5,10, "
-                 "ndcg.1=3,2=9; all_trec, official): " + ", ".join(TREC_FAMILIES))
-    return "\n".join(lines) + "\n"
-
-
-def _fmt(value, digits: int = 4, field: str = "") -> str:
-    """A table cell: a value with ``digits`` decimals; a standard error with ``digits``
-    significant digits (a small one must not print as 0.0000 beside its z); z with 2 decimals."""
-    if value is None:
-        return "null"
-    if not isinstance(value, float):
-        return str(value)
-    if field == "stderr":
-        return f"{value:.{digits}g}"
-    return f"{value:.2f}" if field == "z" else f"{value:.{digits}f}"
-
-
-def _format_records(records: list[dict], fmt: str, fields, digits: int = 4) -> str:
-    """json (a list of flat records), csv, or an aligned table of the fields."""
-    if fmt == "json":
-        import json
-
-        return json.dumps(records, indent=1) + "\n"
-    if fmt == "csv":
-        return to_csv(records, fields)
-    return align([list(fields)] + [[_fmt(r[k], digits, k) for k in fields] for r in records])
-
-
-def _format_eval(records: list[dict], fmt: str, digits: int = 4) -> str:
-    """As _format_records; the table has a column per measure (trec lines: trec_report)."""
-    if fmt in ("json", "csv"):
-        return _format_records(records, fmt, EVAL_FIELDS)
-    measures = list(dict.fromkeys(r["measure"] for r in records))
-    rows: dict[tuple[str, str], dict] = {}
-    for r in records:
-        cell = _fmt(r["value"], digits) + ("" if r["residual"] is None else f" +{_fmt(r['residual'], digits)}")
-        rows.setdefault((r["run"], r["topic"]), {})[r["measure"]] = cell
-    table = align([["run", "topic"] + measures] +
-                  [[run, topic] + [cells.get(m, "") for m in measures] for (run, topic), cells in rows.items()])
-    exact = list(dict.fromkeys(r["measure"] for r in records if r["method"] == "exact"))
-    if exact:
-        table += (f"\n{', '.join(exact)}: no closed form; the exact expectation of the browsing model, "
-                  f"+ the width of the interval that unjudged documents and the unknown tail leave\n")
-    return table
+    sub.add_parser("measures", help="list the closed-form measures and their parameters")
 
 
 class _Version(argparse.Action):
@@ -508,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     _compare_parser(sub, common)
     _run_parser(sub)
     _properties_parser(sub)
+    _explain_parser(sub)
     _models_parser(sub)
     _measures_parser(sub)
     _fit_parser(sub)
@@ -521,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RuntimeWarning)
-            text = args.handler(args)
+            result = import_module(f"rpdi.experiments.commands.{args.command}").run(args)
         _numeric_warnings(caught)
     except InputError as exc:
         print(f"rpdi {args.command}: {exc}", file=sys.stderr)
@@ -546,8 +262,8 @@ def main(argv: list[str] | None = None) -> int:
         reason = (str(exc).splitlines() or [""])[0]
         print(f"rpdi {args.command}: internal error: {type(exc).__name__}: {reason}", file=sys.stderr)
         return 1
-    # rpdi run and rpdi simulate: 1 on an undeclared disagreement
-    return _write_stdout(args.command, text) or getattr(text, "status", 0)
+    # rpdi run and rpdi simulate return a Summary: exit status 1 on an undeclared disagreement
+    return _write_stdout(args.command, str(result)) or getattr(result, "status", 0)
 
 
 def _numeric_warnings(caught) -> None:

@@ -3,7 +3,7 @@
 :func:`compare` scores the runs with closed-form measures, tests every pair (or every run
 against a baseline) with :mod:`metrics.significance`, and with ``users`` adds, per browsing
 model, the probability that a user of B fares better than a user of A on the same topic
-(:mod:`simulate.experience`). :func:`format_table` marks significance as IR papers do.
+(:mod:`simulate.experience`); :func:`experiments.formats.compare_table` shows them as IR papers do.
 """
 
 from __future__ import annotations
@@ -142,111 +142,21 @@ def _users(model, rankings, common, users: int, convention: str, options) -> lis
         raise InputError(f"--users: {exc}") from None
 
 
-_SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
-
-
-def _fmt(x, digits: int = 4) -> str:
-    if x is None:
-        return "–"
-    if isinstance(x, float):
-        return f"{x:.{digits}f}" if abs(x) >= 10 ** -digits or x == 0 else f"{x:.1e}"
-    return str(x)
-
-
-def format_table(records: list[dict], alpha: float, baseline: str | None = None) -> str:
-    """Two tables: the runs' means with significance marks (superscript letters: the runs this
-    one is significantly better than; against a baseline, † better and ‡ worse than it), and
-    one line per pair with the interval, p-values, effect size and, if computed, the users'
-    P(B better). A legend says what the marks mean."""
-    from rpdi.experiments.formats import align
-
-    runs = list(dict.fromkeys([r["run_a"] for r in records] + [r["run_b"] for r in records]))
-    measures = list(dict.fromkeys(r["measure"] for r in records))
-    letters = list(_SUPERSCRIPT)
-    labels = {run: letters[i] if i < len(letters) else str(i + 1) for i, run in enumerate(runs)}
-    means, marks = {}, {(run, m): [] for run in runs for m in measures}
-    for r in records:
-        means[r["run_a"], r["measure"]] = r["mean_a"]
-        means[r["run_b"], r["measure"]] = r["mean_b"]
-        if not r["significant"] or r["diff"] == 0:
-            continue
-        better, worse = (r["run_b"], r["run_a"]) if r["diff"] > 0 else (r["run_a"], r["run_b"])
-        if baseline is None:
-            marks[better, r["measure"]].append(worse)
-        elif r["run_b"] == better:
-            marks[better, r["measure"]].append("†")
-        else:
-            marks[worse, r["measure"]].append("‡")
-
-    def cell(run, m):
-        mark = marks[run, m]
-        if baseline is None:
-            shown = [labels[w] for w in sorted(mark, key=runs.index)]
-            text = "".join(_SUPERSCRIPT.get(s, f"^{s}") for s in shown)
-        else:
-            text = "".join(mark)
-        return _fmt(means[run, m]) + text
-
-    rows = [["", "run"] + measures]
-    rows += [[f"({labels[run]})", run + (" (baseline)" if run == baseline else "")] + [cell(run, m) for m in measures]
-             for run in runs]
-    first = records[0]
-    if baseline is None:
-        legend = (f"superscripts: the runs (by letter) this run is significantly better than "
-                  f"(adjusted p <= {alpha:g})")
-    else:
-        legend = (f"†: significantly better than the baseline, ‡: significantly worse "
-                  f"(adjusted p <= {alpha:g})")
-    header = ["measure", "A", "B", "mean A", "mean B", "B - A", "interval", "p", "p adj", "sig",
-              "effect"]
-    users = "user_b_better" in first
-    if users:
-        header += ["P(B user better)", "users' interval", "outcome"]
-    lines = []
-    for r in records:
-        row = [r["measure"], r["run_a"], r["run_b"], _fmt(r["mean_a"]), _fmt(r["mean_b"]), _fmt(r["diff"]),
-               f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]", _fmt(r["p"]), _fmt(r["p_adjusted"]),
-               "*" if r["significant"] else "", _fmt(r["effect_size"], 2)]
-        if users:
-            row += [_fmt(r["user_b_better"]), f"[{_fmt(r['user_ci_low'])}, {_fmt(r['user_ci_high'])}]"
-                    if r["user_b_better"] is not None else "–",
-                    f"{r['user_outcome']} ({r['user_method']})" if r["user_outcome"] else "–"]
-        lines.append(row)
-    text = align(rows) + legend + f"; {first['topics']} topics\n\n" + align([header] + lines)
-    text += ("interval: of the mean difference B - A; effect: mean difference / sd of the "
-             "differences; *: adjusted p <= alpha\n")
-    if users:
-        text += ("P(B user better): chance that a user of B ends with a better outcome than a user "
-                 "of A on the same topic (ties half; 0.5 = no difference), mean over topics\n")
-    return text
-
-
-def format_power(power: list[dict]) -> str:
-    """Discriminative power per measure as an aligned table."""
-    from rpdi.experiments.formats import align
-
-    rows = [["measure", "pairs", f"significant (p <= {power[0]['alpha']:g})", "discriminative power",
-             "median ASL"]]
-    rows += [[p["measure"], str(p["pairs"]), str(p["significant"]), _fmt(p["discriminative_power"]),
-              _fmt(float(np.median(p["asl"])))] for p in power]
-    return align(rows)
-
-
 POWER_FIELDS = ("measure", "pairs", "significant", "alpha", "discriminative_power")
 
 
-def report_section(out_dir: str, config, records: list[dict]) -> tuple[str, list[str]]:
+def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tuple[str, list[str]]:
     """An experiment's ``[compare]``: the pairs on every measure, from the per-topic closed-form
     values of the three-way records (the exact expectation where a model has no closed form),
-    on the topics every run has. Writes ``compare.csv``/``compare.json`` (the pair records),
-    ``discriminative_power.csv``/``.json`` and, with plots, ``plots/forest.png`` and
-    ``plots/asl.png``; returns the Markdown section and the plots written. With ``users`` set,
-    the pairs also have the users' P(B better) (:func:`compare`'s ``users``)."""
-    import json
+    on the topics every run has; ``data`` is the experiment's (qrels, runs). Writes
+    ``compare.csv``/``compare.json`` (the pair records), ``discriminative_power.csv``/``.json``
+    and, with plots, ``plots/forest.png`` and ``plots/asl.png``; returns the Markdown section and
+    the plots written. With ``users`` set, the pairs also have the users' P(B better)
+    (:func:`compare`'s ``users``)."""
     import os
 
     from rpdi.experiments import compare_plots
-    from rpdi.experiments.formats import to_csv
+    from rpdi.experiments.formats import compare_table, power_table, to_csv, to_json
     from rpdi.experiments.store import write_atomic
 
     c = config.compare
@@ -258,10 +168,7 @@ def report_section(out_dir: str, config, records: list[dict]) -> tuple[str, list
     pairs, power = [], []
     rankings = None
     if c.users is not None:
-        from rpdi.experiments.runner import data_source, load_data
-
-        qrels, data = load_data(data_source(config))
-        rankings = build_rankings(qrels, data, config.experiment.topics)
+        rankings = build_rankings(*data, config.experiment.topics)
         _check_user_work([model_for(m) for m in per], rankings, c.users, config.experiment.convention,
                          config.experiment.force)
     for measure, by_run in per.items():
@@ -290,22 +197,22 @@ def report_section(out_dir: str, config, records: list[dict]) -> tuple[str, list
         return "Comparing systems needs two or more runs with two or more common topics.\n", []
     fields = FIELDS + (USER_FIELDS if rankings is not None else ())
     write_atomic(os.path.join(out_dir, "compare.csv"), to_csv(pairs, fields))
-    write_atomic(os.path.join(out_dir, "compare.json"), json.dumps(pairs, indent=1))
+    write_atomic(os.path.join(out_dir, "compare.json"), to_json(pairs))
     text = (f"{c.test} test, {c.correction} correction, alpha {c.alpha:g}, seed {config.experiment.seed} "
-            f"(compare.csv, compare.json)\n\n```\n{format_table(pairs, c.alpha, c.baseline)}```\n")
+            f"(compare.csv, compare.json)\n\n```\n{compare_table(pairs, c.alpha, c.baseline)}```\n")
     written = []
     what = f"{c.test} test, {c.correction} correction"
     if config.output.plots:
         written += compare_plots.forest(pairs, os.path.join(out_dir, "plots", "forest.png"), what)
     if power:
         write_atomic(os.path.join(out_dir, "discriminative_power.csv"), to_csv(power, POWER_FIELDS))
-        write_atomic(os.path.join(out_dir, "discriminative_power.json"), json.dumps(power, indent=1))
-        text += f"\n### Discriminative power (Sakai 2006)\n\n```\n{format_power(power)}```\n"
+        write_atomic(os.path.join(out_dir, "discriminative_power.json"), to_json(power))
+        text += f"\n### Discriminative power (Sakai 2006)\n\n```\n{power_table(power)}```\n"
         if config.output.plots:
             written += compare_plots.asl_curves(power, os.path.join(out_dir, "plots", "asl.png"),
                                                 f"{c.test} test")
     return text, written
 
 
-__all__ = ["compare", "format_table", "format_power", "report_section", "discriminative_power", "FIELDS",
+__all__ = ["compare", "report_section", "discriminative_power", "FIELDS",
            "USER_FIELDS", "POWER_FIELDS"]

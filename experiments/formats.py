@@ -1,15 +1,70 @@
-"""Record tables as text: CSV and aligned columns, shared by the command line and the reports."""
+"""Every output format of the command line and the reports, in one place: numbers, aligned text
+tables, Markdown tables, CSV and JSON of flat records, and the tables of ``rpdi eval`` and
+``rpdi compare``.
+
+A number's text depends on what it is (:func:`number`): a value has ``digits`` decimals; a
+standard error ``digits`` significant digits (a small one must not print as 0.0000 beside its z);
+z two decimals. Example: ``number(0.000123, 4, "significant")`` is ``'0.000123'``, ``number(None)``
+is ``'–'``.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 
 EVAL_FIELDS = ("run", "topic", "measure", "value", "residual", "method")  # method: closed_form or exact
 # users: simulated users per topic, as --users counts them (in a topic "all" row: the mean over
 # the topics simulated)
 SIMULATE_FIELDS = ("run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate",
                    "stderr", "z", "users")
+
+
+def number(value, digits: int = 4, style: str = "fixed", none: str = "–") -> str:
+    """A table cell: ``none`` for None, str() of anything but a float, else the float with
+    ``digits`` decimals (``fixed``), ``digits`` significant digits (``significant``), or
+    ``digits`` decimals unless it is a nonzero number below 10^-digits, then as 1.2e-05
+    (``compact``)."""
+    if value is None:
+        return none
+    if not isinstance(value, float):
+        return str(value)
+    if style == "significant":
+        return f"{value:.{digits}g}"
+    if style == "compact" and value != 0 and abs(value) < 10 ** -digits:
+        return f"{value:.1e}"
+    return f"{value:.{digits}f}"
+
+
+def field_cell(value, digits: int, field: str) -> str:
+    """A cell of a record table: ``stderr`` with ``digits`` significant digits, ``z`` with 2
+    decimals, anything else with ``digits`` decimals; None is ``null``, as in the JSON."""
+    if field == "stderr":
+        return number(value, digits, "significant", none="null")
+    return number(value, 2 if field == "z" else digits, none="null")
+
+
+def telling_apart(a, b, digits: int) -> int:
+    """The fewest decimals, at least ``digits``, at which two different numbers print differently."""
+    if not (isinstance(a, float) and isinstance(b, float)) or a == b:
+        return digits
+    while digits < 17 and f"{a:.{digits}f}" == f"{b:.{digits}f}":
+        digits += 1
+    return digits
+
+
+def align(table: list[list[str]]) -> str:
+    """Rows of cells as left-aligned columns two spaces apart."""
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table) + "\n"
+
+
+def md_table(header: list[str], rows: list[list]) -> str:
+    """A Markdown table; numbers with 4 decimals, None as –."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(number(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
 
 
 def to_csv(records: list[dict], fields) -> str:
@@ -21,7 +76,119 @@ def to_csv(records: list[dict], fields) -> str:
     return out.getvalue()
 
 
-def align(table: list[list[str]]) -> str:
-    """Rows of cells as left-aligned columns two spaces apart."""
-    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table) + "\n"
+def to_json(data) -> str:
+    """JSON indented by one space (no final newline)."""
+    return json.dumps(data, indent=1)
+
+
+def format_records(rows: list[dict], fmt: str, fields, digits: int = 4) -> str:
+    """json (a list of flat records), csv, or an aligned table of the fields."""
+    if fmt == "json":
+        return to_json(rows) + "\n"
+    if fmt == "csv":
+        return to_csv(rows, fields)
+    return align([list(fields)] + [[field_cell(r[k], digits, k) for k in fields] for r in rows])
+
+
+def format_eval(rows: list[dict], fmt: str, digits: int = 4) -> str:
+    """As :func:`format_records`; the table has a column per measure, a value's residual after it."""
+    if fmt in ("json", "csv"):
+        return format_records(rows, fmt, EVAL_FIELDS)
+    measures = list(dict.fromkeys(r["measure"] for r in rows))
+    cells: dict[tuple[str, str], dict] = {}
+    for r in rows:
+        shown = number(r["value"], digits, none="null")
+        if r["residual"] is not None:
+            shown += f" +{number(r['residual'], digits, none='null')}"
+        cells.setdefault((r["run"], r["topic"]), {})[r["measure"]] = shown
+    table = align([["run", "topic"] + measures] +
+                  [[run, topic] + [row.get(m, "") for m in measures] for (run, topic), row in cells.items()])
+    exact = list(dict.fromkeys(r["measure"] for r in rows if r["method"] == "exact"))
+    if exact:
+        table += (f"\n{', '.join(exact)}: no closed form; the exact expectation of the browsing model, "
+                  f"+ the width of the interval that unjudged documents and the unknown tail leave\n")
+    return table
+
+
+_SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
+
+
+def _compact(x, digits: int = 4) -> str:
+    return number(x, digits, "compact")
+
+
+def compare_table(records: list[dict], alpha: float, baseline: str | None = None) -> str:
+    """Two tables: the runs' means with significance marks (superscript letters: the runs this
+    one is significantly better than; against a baseline, † better and ‡ worse than it), and
+    one line per pair with the interval, p-values, effect size and, if computed, the users'
+    P(B better). A legend says what the marks mean."""
+    runs = list(dict.fromkeys([r["run_a"] for r in records] + [r["run_b"] for r in records]))
+    measures = list(dict.fromkeys(r["measure"] for r in records))
+    letters = list(_SUPERSCRIPT)
+    labels = {run: letters[i] if i < len(letters) else str(i + 1) for i, run in enumerate(runs)}
+    means, marks = {}, {(run, m): [] for run in runs for m in measures}
+    for r in records:
+        means[r["run_a"], r["measure"]] = r["mean_a"]
+        means[r["run_b"], r["measure"]] = r["mean_b"]
+        if not r["significant"] or r["diff"] == 0:
+            continue
+        better, worse = (r["run_b"], r["run_a"]) if r["diff"] > 0 else (r["run_a"], r["run_b"])
+        if baseline is None:
+            marks[better, r["measure"]].append(worse)
+        elif r["run_b"] == better:
+            marks[better, r["measure"]].append("†")
+        else:
+            marks[worse, r["measure"]].append("‡")
+
+    def cell(run, m):
+        mark = marks[run, m]
+        if baseline is None:
+            shown = [labels[w] for w in sorted(mark, key=runs.index)]
+            text = "".join(_SUPERSCRIPT.get(s, f"^{s}") for s in shown)
+        else:
+            text = "".join(mark)
+        return _compact(means[run, m]) + text
+
+    rows = [["", "run"] + measures]
+    rows += [[f"({labels[run]})", run + (" (baseline)" if run == baseline else "")] + [cell(run, m) for m in measures]
+             for run in runs]
+    first = records[0]
+    if baseline is None:
+        legend = (f"superscripts: the runs (by letter) this run is significantly better than "
+                  f"(adjusted p <= {alpha:g})")
+    else:
+        legend = (f"†: significantly better than the baseline, ‡: significantly worse "
+                  f"(adjusted p <= {alpha:g})")
+    header = ["measure", "A", "B", "mean A", "mean B", "B - A", "interval", "p", "p adj", "sig",
+              "effect"]
+    users = "user_b_better" in first
+    if users:
+        header += ["P(B user better)", "users' interval", "outcome"]
+    lines = []
+    for r in records:
+        row = [r["measure"], r["run_a"], r["run_b"], _compact(r["mean_a"]), _compact(r["mean_b"]), _compact(r["diff"]),
+               f"[{_compact(r['ci_low'])}, {_compact(r['ci_high'])}]", _compact(r["p"]), _compact(r["p_adjusted"]),
+               "*" if r["significant"] else "", _compact(r["effect_size"], 2)]
+        if users:
+            row += [_compact(r["user_b_better"]), f"[{_compact(r['user_ci_low'])}, {_compact(r['user_ci_high'])}]"
+                    if r["user_b_better"] is not None else "–",
+                    f"{r['user_outcome']} ({r['user_method']})" if r["user_outcome"] else "–"]
+        lines.append(row)
+    text = align(rows) + legend + f"; {first['topics']} topics\n\n" + align([header] + lines)
+    text += ("interval: of the mean difference B - A; effect: mean difference / sd of the "
+             "differences; *: adjusted p <= alpha\n")
+    if users:
+        text += ("P(B user better): chance that a user of B ends with a better outcome than a user "
+                 "of A on the same topic (ties half; 0.5 = no difference), mean over topics\n")
+    return text
+
+
+def power_table(power: list[dict]) -> str:
+    """Discriminative power per measure as an aligned table."""
+    import numpy as np  # here: the command line's start-up imports this module
+
+    rows = [["measure", "pairs", f"significant (p <= {power[0]['alpha']:g})", "discriminative power",
+             "median ASL"]]
+    rows += [[p["measure"], str(p["pairs"]), str(p["significant"]), _compact(p["discriminative_power"]),
+              _compact(float(np.median(p["asl"])))] for p in power]
+    return align(rows)

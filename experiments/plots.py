@@ -157,3 +157,27 @@ def all_plots(out_dir: str, records, results, extra: list[tuple]) -> list[str]:
     for fn, args in extra:
         written += fn(*args)
     return written
+
+
+def per_rank(view, path: str, fmt: str, title: str) -> str:
+    """C(i), W(i) and L(i) of :func:`rpdi.usermodels.per_rank.per_rank` against the rank, one
+    panel each, written to ``path`` as ``fmt`` (png or svg), atomically; returns the path."""
+    import matplotlib
+
+    plt = _pyplot()
+    ranks = np.arange(1, view.L.size + 1)
+    fig, axes = plt.subplots(3, 1, sharex=True, figsize=(6, 6.5))
+    axes[0].plot(ranks, view.C, "o-", ms=3)
+    axes[0].set(ylabel="C(i)", ylim=(-0.05, 1.05), title=title.replace("$", r"\$"))  # $ is not mathtext
+    axes[1].bar(ranks, view.W, width=0.8)
+    axes[1].set(ylabel="W(i)")
+    axes[2].bar(ranks, view.L, width=0.8, color="tab:orange")
+    axes[2].set(ylabel="L(i)", xlabel="rank i")
+    axes[0].title.set_fontsize(10)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(buf, format=fmt, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    write_atomic(path, buf.getvalue())
+    return path

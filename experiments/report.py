@@ -7,17 +7,18 @@ aggregation, closed_form, exact, estimate, stderr, z, users; per topic and ``all
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 
 import numpy as np
 
+from rpdi.choices import TABLE_II_RANKING
 from rpdi.experiments import plots
 from rpdi.experiments.config import shown_name
-from rpdi.experiments.formats import SIMULATE_FIELDS, align, to_csv
+from rpdi.experiments.formats import SIMULATE_FIELDS, align, md_table, number, to_csv, to_json
 from rpdi.experiments.store import write_atomic
 from rpdi.simulate.check import describe
 
@@ -37,22 +38,6 @@ def agreement_table(records: list[dict], cells: list[dict], verdict: dict) -> li
                     "zero_variance": len(zero), "zero_variance_mismatches": sum(not c["ok"] for c in zero),
                     "max_closed_vs_exact": float(max(gaps)) if gaps else None})
     return out
-
-
-def _num(x, digits=4):
-    return "–" if x is None else f"{x:.{digits}f}" if isinstance(x, float) else str(x)
-
-
-def _significant(x, digits=4):
-    """A standard error with ``digits`` significant digits: a small one must not print as 0.0000
-    beside its z."""
-    return "–" if x is None else f"{x:.{digits}g}"
-
-
-def _md_table(header: list[str], rows: list[list]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_num(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
 
 
 def _system_agreement(records: list[dict]) -> str:
@@ -75,7 +60,7 @@ def _system_agreement(records: list[dict]) -> str:
         return "System agreement needs at least three runs.\n"
     means = {m: np.array([np.mean(list(per[m][run].values())) for run in runs]) for m in measures}
     tau = [[m] + [float(kendalltau(means[m], means[o])[0]) for o in measures] for m in measures]
-    text = "### Kendall's tau between system orderings\n\n" + _md_table(["measure"] + measures, tau)
+    text = "### Kendall's tau between system orderings\n\n" + md_table(["measure"] + measures, tau)
     rows = []
     for m in measures:
         counts = [0, 0, 0, 0]
@@ -91,7 +76,7 @@ def _system_agreement(records: list[dict]) -> str:
         rows.append([m] + counts)
     pairs = len(runs) * (len(runs) - 1) // 2
     return (text + f"\n### Significantly different system pairs (of {pairs})\n\n" +
-            _md_table(["measure", "t-test 0.05", "t-test 0.01", "Wilcoxon 0.05", "Wilcoxon 0.01"], rows))
+            md_table(["measure", "t-test 0.05", "t-test 0.01", "Wilcoxon 0.05", "Wilcoxon 0.01"], rows))
 
 
 def _rbp_accuracy(measures: list[str], accuracy: float) -> str:
@@ -107,10 +92,9 @@ def _rbp_accuracy(measures: list[str], accuracy: float) -> str:
     if not rows:
         return ""
     return (f"### Depth needed for a residual below {accuracy:g}\n\n"
-            + _md_table(["measure", "p", "depth d (smallest with p^d < accuracy)"], rows))
+            + md_table(["measure", "p", "depth d (smallest with p^d < accuracy)"], rows))
 
 
-TABLE_II_RANKING = "$$---$----$-----$---"  # Moffat & Zobel (2008), Table II
 RESIDUAL_RANKING = "$$---$----$-??--?---"  # ibid., Section 4.4 ('?' unjudged)
 
 
@@ -131,7 +115,7 @@ def _worked_examples(measures: list[str]) -> str:
     if not ps:
         return ""
     ps.sort()
-    f = lambda x: f"{x:.6f}"  # noqa: E731  (more digits than the paper prints, to compare with it)
+    f = lambda x: number(x, 6)  # noqa: E731  (more digits than the paper prints, to compare with it)
     n = len(TABLE_II_RANKING)
     relevant = [i for i, c in enumerate(TABLE_II_RANKING, 1) if c == "$"]
     header = ["document"] + [f"p = {p:g}" for p in ps]
@@ -143,7 +127,7 @@ def _worked_examples(measures: list[str]) -> str:
     rows.append(["Total"] + [f(v / (1 - p)) for v, p in zip(rbp, ps)])
     rows.append(["x(1 - p)"] + [f(v) for v in rbp])
     text = (f"### Table II: contributions toward RBP on the ranking \"{TABLE_II_RANKING}\"\n\n"
-            + _md_table(header, rows))
+            + md_table(header, rows))
     rows = []
     rankings = rankings_from_grades(RESIDUAL_RANKING)
     for p in ps:
@@ -153,7 +137,7 @@ def _worked_examples(measures: list[str]) -> str:
         rows.append([f"{p:g}", f(lower), f(lower + residual), f(residual)])
     text += (f"\n### Residual bounds on the ranking \"{RESIDUAL_RANKING}\" ('?' unjudged)\n\n"
              "residual = p^20 + (1 - p)(p^12 + p^13 + p^16)\n\n"
-             + _md_table(["p", "lower (RBP)", "upper (RBP + residual)", "residual"], rows))
+             + md_table(["p", "lower (RBP)", "upper (RBP + residual)", "residual"], rows))
     return text
 
 
@@ -182,13 +166,11 @@ def _parameter_curves(config, records, results) -> list[tuple]:
     return extra
 
 
-def _residual_depths(config, measures, depths) -> tuple[str, list[tuple]]:
+def _residual_depths(config, measures, depths, qrels, runs) -> tuple[str, list[tuple]]:
     """Mean lower/upper bounds of the measures with a residual, cut at each depth (Figure 5)."""
-    from rpdi.experiments.runner import data_source, load_data
     from rpdi.metrics.evaluate import evaluate
     from rpdi.metrics.measures import parse_measure
 
-    qrels, runs = load_data(data_source(config))
     chosen = [m for m in measures if parse_measure(m).spec.residual and parse_measure(m).cutoff is None]
     if not chosen or not depths:
         return "", []
@@ -203,15 +185,25 @@ def _residual_depths(config, measures, depths) -> tuple[str, list[tuple]]:
         curves[m] = (lower, upper)
         rows += [[m, d, lo, up] for d, lo, up in zip(depths, lower, upper)]
     text = ("### Score bounds against evaluation depth (mean over runs and topics)\n\n"
-            + _md_table(["measure", "depth", "lower", "upper"], rows))
+            + md_table(["measure", "depth", "lower", "upper"], rows))
     return text, [(plots.residual_depth, (list(depths), curves, "residual_depth.png"))]
 
 
-class Summary(str):
-    """The terminal summary of an experiment, carrying its verdict (``status``: the exit status)."""
+@dataclass(frozen=True)
+class Summary:
+    """The terminal text of a check (``rpdi run``, ``rpdi simulate``) and its verdict
+    (:func:`rpdi.simulate.check.verdict`); ``status`` is the exit status, 0 when simulation,
+    model and closed form agree, 1 on an undeclared disagreement. ``str()`` is the text."""
 
+    text: str
     verdict: dict
-    status: int
+
+    @property
+    def status(self) -> int:
+        return self.verdict["status"]
+
+    def __str__(self) -> str:
+        return self.text
 
 
 MEANS_LEGEND = """\
@@ -244,8 +236,9 @@ def _as_written(config, results: list[dict], verdict: dict) -> tuple[list[dict],
 
 
 def write_report(out_dir: str, config, config_path: str, measures: list[str], results: list[dict],
-                 manifest: dict, verdict: dict) -> Summary:
-    """Write every output file; return the summary for the terminal. The main engine's records
+                 manifest: dict, verdict: dict, data: tuple) -> Summary:
+    """Write every output file; return the summary for the terminal. ``data`` is the (qrels,
+    runs) the experiment ran on, for the analyses that go back to them. The main engine's records
     go to results.csv/json, the agent engine's check (``agent_check``) to agent_check.csv, the
     verdict to verdict.json. A model of one's own is named as the config wrote it (relative to
     the config) in every table, CSV and plot name."""
@@ -255,17 +248,16 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
     records = [r for res in main for r in res["records"]]
     agent_records = [r for res in results if res not in main for r in res["records"]]
     write_atomic(os.path.join(out_dir, "results.csv"), to_csv(records, SIMULATE_FIELDS))
-    write_atomic(os.path.join(out_dir, "results.json"), json.dumps(records, indent=1))
+    write_atomic(os.path.join(out_dir, "results.json"), to_json(records))
     if agent_records:
         write_atomic(os.path.join(out_dir, "agent_check.csv"), to_csv(agent_records, SIMULATE_FIELDS))
-    write_atomic(os.path.join(out_dir, "verdict.json"), json.dumps(verdict, indent=1))
+    write_atomic(os.path.join(out_dir, "verdict.json"), to_json(verdict))
     write_atomic(os.path.join(out_dir, "config.resolved.json"),
-                 json.dumps({"source": os.path.abspath(config_path), "measures": measures,
-                             **config.model_dump()}, indent=1))
+                 to_json({"source": os.path.abspath(config_path), "measures": measures, **config.model_dump()}))
     cells = [c for res in results for c in res.get("cells", [])]
     table = agreement_table(records + agent_records, cells, verdict)
     summary_rows = [[r["run"], r["measure"], r["aggregation"], r["closed_form"], r["exact"], r["estimate"],
-                     _significant(r["stderr"]), _num(r["z"], 2)] for r in records if r["topic"] == "all"]
+                     number(r["stderr"], 4, "significant"), number(r["z"], 2)] for r in records if r["topic"] == "all"]
     header = ["run", "measure", "aggregation", "closed form", "exact", "estimate", "stderr", "z"]
     verdict_rows = [[v["measure"], v["tests"], v["max_abs_z"], v["failures"], v["zero_variance"],
                      v["zero_variance_mismatches"], v["max_closed_vs_exact"]] for v in table]
@@ -276,8 +268,8 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
           f"seed {config.experiment.seed}, {config.experiment.users} users per (run, topic, measure), "
           f"engine {config.experiment.engine}, convention {config.experiment.convention}\n",
           "## Verdict\n", "\n".join(lines) + "\n",
-          "## Means over topics\n", _md_table(header, summary_rows), MEANS_LEGEND,
-          "## Agreement\n", _md_table(verdict_header, verdict_rows), AGREEMENT_LEGEND]
+          "## Means over topics\n", md_table(header, summary_rows), MEANS_LEGEND,
+          "## Agreement\n", md_table(verdict_header, verdict_rows), AGREEMENT_LEGEND]
     extra = _parameter_curves(config, records, main)
     analysis = config.analysis
     if analysis.agreement:
@@ -287,14 +279,14 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
     if analysis.accuracy:
         md += ["## Residuals\n", _rbp_accuracy(measures, analysis.accuracy)]
     if analysis.residual_depths:
-        text, more = _residual_depths(config, measures, analysis.residual_depths)
+        text, more = _residual_depths(config, measures, analysis.residual_depths, *data)
         md.append(text)
         extra += more
     compared = None
     if config.compare is not None:  # paired tests and discriminative power (experiments/compare.py)
         from rpdi.experiments.compare import report_section
 
-        compared = report_section(out_dir, config, records)
+        compared = report_section(out_dir, config, records, data)
         md += ["## Comparing systems\n", compared[0]]
     if config.output.plots:
         extra = [(fn, args[:-1] + (os.path.join(out_dir, "plots", args[-1]),)) for fn, args in extra]
@@ -303,10 +295,8 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
         md += ["## Plots\n", _plot_links(manifest["plots"])]
     write_atomic(os.path.join(out_dir, "summary.md"), "\n".join(md))
     manifest["versions"] = _versions()
-    write_atomic(os.path.join(out_dir, "manifest.json"), json.dumps(manifest, indent=1))
-    text = Summary(_terminal(header, summary_rows, lines, out_dir))
-    text.verdict, text.status = verdict, verdict["status"]
-    return text
+    write_atomic(os.path.join(out_dir, "manifest.json"), to_json(manifest))
+    return Summary(_terminal(header, summary_rows, lines, out_dir), verdict)
 
 
 def _plot_links(paths: list[str]) -> str:
@@ -332,6 +322,6 @@ def _versions() -> dict:
 
 
 def _terminal(header, rows, verdict_lines, out_dir) -> str:
-    lines = align([header] + [[_num(c) for c in row] for row in rows]).splitlines()
+    lines = align([header] + [[number(c) for c in row] for row in rows]).splitlines()
     lines += [""] + verdict_lines + [f"results in {out_dir}"]
     return "\n".join(lines) + "\n"

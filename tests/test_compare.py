@@ -282,7 +282,7 @@ def test_discriminative_power_counts():
 
 
 def test_experiment_compare_section(tmp_path):
-    from rpdi.experiments.run import run_experiment
+    from rpdi.experiments.experiment import run_experiment
 
     runs = cast2021_runs()[:2]
     config = tmp_path / "c.toml"
@@ -308,7 +308,7 @@ def test_experiment_compare_section(tmp_path):
 
 
 def test_experiment_compare_bad_baseline(tmp_path):
-    from rpdi.experiments.run import run_experiment
+    from rpdi.experiments.experiment import run_experiment
     from rpdi.metrics.errors import InputError
 
     config = tmp_path / "c.toml"

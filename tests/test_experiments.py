@@ -28,10 +28,10 @@ from importlib import resources
 import numpy as np
 import pytest
 
-import rpdi.experiments.runner as runner
+import rpdi.experiments.tasks as executor
 import rpdi.metrics.rankings
 from rpdi.experiments.config import load_config
-from rpdi.experiments.run import run_experiment
+from rpdi.experiments.experiment import run_experiment
 
 FIELDS = ["run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr", "z",
           "users"]
@@ -94,7 +94,7 @@ def small(tmp_path_factory, write):
     config = write(base / "small.toml", SMALL)
     out = str(base / "one")
     summary = run_experiment(config, out=out, workers=1)
-    assert "results in" in summary
+    assert "results in" in summary.text
     return config, read(os.path.join(out, "results.csv"))
 
 
@@ -142,8 +142,8 @@ def test_unreachable_scheduler_is_a_one_line_error(small, tmp_path, monkeypatch,
 def test_interrupted_run_resumes_to_identical_results(small, tmp_path, monkeypatch, run_cli):
     config, expected = small
     out = str(tmp_path / "resumed")
-    tasks = runner.plan(load_config(config)[0])
-    real = runner.run_task
+    tasks = executor.plan(load_config(config)[0])
+    real = executor.run_task
     calls = []
     k = 5
 
@@ -153,7 +153,7 @@ def test_interrupted_run_resumes_to_identical_results(small, tmp_path, monkeypat
         calls.append(spec["id"])
         return real(spec)
 
-    monkeypatch.setattr(runner, "run_task", interrupted)
+    monkeypatch.setattr(executor, "run_task", interrupted)
     status, stdout, err = run_cli(["run", config, "--out", out])
     assert status == 130 and stdout == "" and "interrupted" in err, (status, err)
     assert stored(out) == set(calls) == {t["id"] for t in tasks[:k]}
@@ -164,7 +164,7 @@ def test_interrupted_run_resumes_to_identical_results(small, tmp_path, monkeypat
         return real(spec)
 
     calls.clear()
-    monkeypatch.setattr(runner, "run_task", counted)
+    monkeypatch.setattr(executor, "run_task", counted)
     status, stdout, err = run_cli(["run", config, "--out", out])
     assert status == 0, err
     assert calls == [t["id"] for t in tasks[k:]]  # nothing finished is computed again
@@ -184,11 +184,11 @@ def test_each_runs_reading_is_checked_once_and_can_fail(small, monkeypatch):
     config, _ = small
     verdict = json.loads(read(os.path.join(os.path.dirname(config), "one", "verdict.json")))
     assert verdict["counts"]["reading"] == 3  # one per run
-    tasks = [t for t in runner.plan(load_config(config)[0]) if t.get("reading")]
+    tasks = [t for t in executor.plan(load_config(config)[0]) if t.get("reading")]
     assert [(t["measure"], t["run"]) for t in tasks] == [("RBP(p=0.5)", r) for r in ("sys01", "sys02", "sys03")]
 
     def readings():
-        return [c for c in runner.run_task(tasks[0])["cells"] if c["kind"] == "reading"]
+        return [c for c in executor.run_task(tasks[0])["cells"] if c["kind"] == "reading"]
 
     assert [c["ok"] for c in readings()] == [True]
     build = rpdi.metrics.rankings.build_rankings
@@ -310,7 +310,7 @@ def test_a_directory_does_not_shadow_a_shipped_config(tmp_path, monkeypatch, run
     monkeypatch.chdir(tmp_path)
     (tmp_path / "template").mkdir()
     # the shipped template is found, not the directory
-    from rpdi.experiments.run import config_path
+    from rpdi.experiments.experiment import config_path
 
     shipped = resources.files("rpdi.experiments") / "configs" / "template.toml"
     assert os.path.samefile(config_path("template"), str(shipped))

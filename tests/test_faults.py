@@ -474,7 +474,7 @@ def test_interrupt_and_death_of_the_parent_stop_the_workers(data):
 
 
 def test_a_second_run_on_the_same_output_is_refused(data, run_cli):
-    from rpdi.experiments.run import output_lock
+    from rpdi.experiments.experiment import output_lock
 
     cfg = config(data, ["P@2"])
     out = data / "out"

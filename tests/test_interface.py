@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from rpdi.experiments.cli import _telling_apart
+from rpdi.experiments.formats import telling_apart
 from rpdi.experiments.config import expand_measures, load_config
-from rpdi.experiments.runner import plan
+from rpdi.experiments.tasks import plan
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 e1 1\nq2 0 e2 1\n"
 RUN_A = "q1 Q0 d1 1 3.0 x\nq1 Q0 d2 2 2.0 x\nq1 Q0 d3 3 1.0 x\nq2 Q0 e2 1 1.0 x\n"
@@ -61,11 +61,11 @@ def test_digits_and_significant_standard_errors(files, run_cli):
 
 def test_telling_apart_counterexample_scores():
     a, b = 0.3554, 0.3554 + 5e-9
-    d = _telling_apart(a, b, 4)  # the fewest decimals that show the difference
+    d = telling_apart(a, b, 4)  # the fewest decimals that show the difference
     assert f"{a:.{d}f}" != f"{b:.{d}f}" and f"{a:.{d - 1}f}" == f"{b:.{d - 1}f}" and d > 4
-    assert _telling_apart(0.5, 0.125, 4) == 4
-    assert _telling_apart(0.25, 0.25, 3) == 3
-    assert _telling_apart(None, 0.25, 3) == 3
+    assert telling_apart(0.5, 0.125, 4) == 4
+    assert telling_apart(0.25, 0.25, 3) == 3
+    assert telling_apart(None, 0.25, 3) == 3
 
 
 def test_users_is_per_topic_in_every_row(files, run_cli):

@@ -9,7 +9,7 @@ from importlib import resources
 
 from rpdi.experiments.config import expand_measures, load_config
 from rpdi.experiments.report import Summary, write_report
-from rpdi.experiments.runner import confirm_cell, execute, plan
+from rpdi.experiments.tasks import confirm_cell, data_source, execute, load_data, plan
 from rpdi.metrics.errors import InputError
 from rpdi.simulate import check
 
@@ -32,12 +32,13 @@ def _task_label(result: dict) -> str:
 
 def run_experiment(config: str = "validate_core", out: str | None = None, workers: int = 1,
                    scheduler: str | None = None, fresh: bool = False, progress: bool = False,
-                   force: bool = False) -> str:
+                   force: bool = False) -> Summary:
     """Run an experiment config end to end; returns the terminal summary.
 
-    Everything is validated (config, data, measures) before anything is written. The summary
-    (a str) carries the three-way verdict: ``.verdict`` and ``.status`` (0 agree, 1 an
-    undeclared disagreement), see :func:`rpdi.simulate.check.verdict`.
+    Everything is validated (config, data, measures) before anything is written. The
+    :class:`~rpdi.experiments.report.Summary` has the terminal text and the three-way verdict:
+    ``.verdict`` and ``.status`` (0 agree, 1 an undeclared disagreement), see
+    :func:`rpdi.simulate.check.verdict`.
     ``force`` (as the config's ``force``) simulates even beyond
     :data:`rpdi.simulate.work.TIME_LIMIT`.
     """
@@ -48,6 +49,7 @@ def run_experiment(config: str = "validate_core", out: str | None = None, worker
     measures = expand_measures(cfg, path)
     cfg.experiment.force = cfg.experiment.force or force
     tasks = plan(cfg)
+    data = load_data(data_source(cfg))  # read by plan (load_data keeps it): the report's analyses use it
     if out is None:
         out = os.path.join(base, cfg.output.dir) if cfg.output.dir else os.path.join("results", cfg.experiment.name)
     with output_lock(out):
@@ -61,11 +63,9 @@ def run_experiment(config: str = "validate_core", out: str | None = None, worker
         by_id = {t["id"]: t for t in tasks}
         cells = [c | {"task": res["id"]} for res in results for c in res.get("cells", [])]
         verdict = check.verdict(cells, cfg.experiment.alpha, lambda c: confirm_cell(by_id[c["task"]], c))
-        report = write_report(out, cfg, path, measures, results, manifest, verdict)
-    summary = Summary(f"{reused} of {len(tasks)} tasks reused from {os.path.join(out, 'tasks')}, "
-                      f"{len(tasks) - reused} computed\n" + report)
-    summary.verdict, summary.status = report.verdict, report.status
-    return summary
+        report = write_report(out, cfg, path, measures, results, manifest, verdict, data)
+    return Summary(f"{reused} of {len(tasks)} tasks reused from {os.path.join(out, 'tasks')}, "
+                   f"{len(tasks) - reused} computed\n" + report.text, report.verdict)
 
 
 @contextmanager

@@ -1,0 +1,45 @@
+"""``rpdi compare``: paired tests between runs, discriminative power, the users' preference."""
+
+from __future__ import annotations
+
+import os
+
+from rpdi.experiments import compare_plots
+from rpdi.experiments.commands.inputs import resolved_measures
+from rpdi.experiments.compare import FIELDS, POWER_FIELDS, USER_FIELDS, compare, discriminative_power
+from rpdi.experiments.formats import compare_table, format_records, power_table
+from rpdi.metrics.errors import InputError
+from rpdi.metrics.evaluate import expand
+from rpdi.simulate.settings import check_settings
+
+
+def run(args) -> str:
+    measures = resolved_measures(args.measures)
+    expand(measures)  # malformed measures are reported before the files are read
+    check_settings(dict(seed=args.seed, users=args.users or 0), prefix="--")
+    if args.per_topic:
+        raise InputError("--per-topic: compare reports pairs of runs over all topics, not single topics")
+    if args.discriminative_power and args.baseline:
+        raise InputError("--discriminative-power compares all pairs of runs; drop --baseline")
+    records = compare(args.qrels, args.runs, measures, baseline=args.baseline, test=args.test,
+                      correction=args.correction, alpha=args.alpha, resamples=args.resamples,
+                      seed=args.seed, interval=args.interval, topics=args.topics or "qrels", users=args.users,
+                      convention=args.convention, force=args.force)
+    power = discriminative_power(records, args.alpha) if args.discriminative_power else None
+    if args.plots:
+        interval = args.interval or ("t" if args.test == "t" else "bca")
+        what = f"{args.test} test, {args.correction} correction, {interval} interval"
+        try:
+            compare_plots.forest(records, os.path.join(args.plots, "forest.png"), what)
+            if power:
+                compare_plots.asl_curves(power, os.path.join(args.plots, "asl.png"), f"{args.test} test")
+        except OSError as exc:
+            raise InputError(f"--plots {args.plots}: cannot write there: {exc.strerror or exc}") from None
+    if power is not None:
+        if args.format == "table":
+            return compare_table(records, args.alpha, args.baseline) + "\n" + power_table(power)
+        return format_records(power, args.format, POWER_FIELDS)
+    fields = FIELDS + (USER_FIELDS if args.users is not None else ())
+    if args.format == "table":
+        return compare_table(records, args.alpha, args.baseline)
+    return format_records(records, args.format, fields)

@@ -1,0 +1,31 @@
+"""``rpdi eval``: measures on TREC runs (closed forms; a model of one's own by its exact expectation), as a table, CSV, JSON or trec_eval's lines."""
+
+from __future__ import annotations
+
+from rpdi.experiments.commands.inputs import collection, resolved_measures
+from rpdi.experiments.formats import format_eval
+from rpdi.metrics.errors import InputError
+from rpdi.metrics.evaluate import evaluate, expand, trec_report
+
+
+def run(args) -> str:
+    measures = resolved_measures(args.measures)
+    expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
+    qrels, runs = collection(args)
+    topics = "qrels" if args.all_topics else args.topics or ("intersection" if args.format == "trec" else "qrels")
+    options = dict(topics=topics, compat=args.compat, max_docs=args.max_docs, judged_only=args.judged_only,
+                   relevance_level=args.relevance_level)
+    try:
+        if args.format == "trec":
+            return trec_report(qrels, runs, measures, per_topic=args.per_topic, docs=args.num_docs, **options)
+        records = evaluate(qrels, runs, measures, per_topic=args.per_topic, undefined=args.undefined,
+                           average=args.average, **options)
+    except (MemoryError, OverflowError) as exc:  # a huge cutoff or parameter, e.g. P@100000000000
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+        for text, m in zip(args.measures, measures):  # name the measure at fault
+            try:
+                evaluate(qrels, runs, [m], **options)
+            except (MemoryError, OverflowError):
+                raise InputError(f"measure {text!r}: too large to evaluate ({reason})") from None
+        raise InputError(f"too large to evaluate ({reason})") from None
+    return format_eval(records, args.format, args.digits)
