@@ -5,7 +5,8 @@
 """
 
 from rpdi.choices import CONVENTIONS
-from rpdi.metrics.measures import Measure, parse_measure
+from rpdi.metrics.measures import Measure
+from rpdi.metrics.names import parse_measure
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels.ap import RobertsonAP
 from rpdi.usermodels.base import At, Branch, BrowsingModel, geometric

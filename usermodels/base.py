@@ -18,7 +18,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from rpdi.metrics.measures import MEASURES, Measure, parse_measure
+from rpdi.metrics.measures import MEASURES, Measure
+from rpdi.metrics.names import parse_measure
 from rpdi.metrics.view import View
 
 

@@ -19,7 +19,7 @@ import importlib.util
 import os
 import re
 
-from rpdi.metrics.measures import MeasureSpec, Param, parse_measure
+from rpdi.metrics.measures import MeasureSpec, Param, parse_declared
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels.base import BrowsingModel
 
@@ -56,7 +56,7 @@ def load_plugin(text: str) -> BrowsingModel:
                    for key, default in getattr(cls, "parameters", {}).items())
     spec = MeasureSpec(name, None, params, "optional", getattr(cls, "rule", name),
                        getattr(cls, "citation", path))
-    measure = parse_measure(name + rest, {name: spec})
+    measure = parse_declared(name + rest, {name: spec})
     guarded = _guarded(cls, text.strip(), path)
     return guarded(type(measure)(text.strip(), spec, measure.params, measure.cutoff))
 
