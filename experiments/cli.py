@@ -432,7 +432,7 @@ def _cmd_models(args) -> str:
     from rpdi.metrics import MEASURES
 
     for name, cls in MODELS.items():
-        lines.append(f"{MEASURES[name].describe()}  [{cls.aggregation}]\n    user: {cls.rule}\n"
+        lines.append(f"{MEASURES[name].name_with_defaults()}  [{cls.aggregation}]\n    user: {cls.rule}\n"
                      f"    ref:  {cls.citation}")
     closed_only = [name for name, spec in MEASURES.items() if not spec.model]
     lines.append("no browsing model (closed form only, `rpdi eval`): " + ", ".join(closed_only))
@@ -445,7 +445,7 @@ def _cmd_measures(args) -> str:
     lines = []
     for spec in MEASURES.values():
         cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[spec.cutoff]
-        lines.append(f"{spec.describe()}{cutoff}\n    {spec.formula}\n    user: {spec.user_model}\n"
+        lines.append(f"{spec.name_with_defaults()}{cutoff}\n    {spec.formula}\n    user: {spec.user_model}\n"
                      f"    ref:  {spec.citation}")
     from rpdi.metrics.trec_names import TREC_FAMILIES
 

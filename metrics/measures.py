@@ -48,7 +48,8 @@ class MeasureSpec:
     average: str = "mean"  # across topics: "mean", "sum" (counts) or "geometric" (trec_eval gm_*)
     model: bool = True  # False: no browsing model exists (bpref, infAP, ...; user_model says why)
 
-    def describe(self) -> str:
+    def name_with_defaults(self) -> str:
+        """The name with every parameter at its default: ``RBP(p=0.8, rel=None, max_rel=None)``."""
         params = ", ".join(f"{p.name}={p.default!r}" for p in self.params)
         return f"{self.name}({params})" if params else self.name
 
