@@ -9,37 +9,15 @@ length, k the cutoff. Undefined values are NaN; :mod:`metrics.evaluate` reports 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from rpdi.metrics.measures.kernels import (EXP_TOP, discount, div, first_rank, ideal_gains, judged_gains,
+                                           log2_discount, parse_gains, scaled_exp_gains, sum_in_order)
+from rpdi.metrics.measures.registry import (LEVEL_GAINS, MAX_REL, REL, MeasureSpec, Param, persistence,
+                                            register)
 from rpdi.metrics.view import Score, View
-
-
-def _div(num, den):
-    """num / den, NaN where den == 0."""
-    num, den = np.broadcast_arrays(np.asarray(num, float), np.asarray(den, float))
-    out = np.full(num.shape, np.nan)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
-
-
-def _sum_in_order(x: np.ndarray, overwrite: bool = False) -> np.ndarray:
-    """Sum over the last axis left to right, as trec_eval's loops add: numpy's pairwise sum can
-    differ in the last bit, which shows at 4 decimals when the value lies on a rounding edge.
-    With ``overwrite`` the running sums are written into ``x`` (a float array of the caller's)."""
-    if not x.shape[-1]:
-        return x.sum(axis=-1)
-    return np.cumsum(x, axis=-1, out=x if overwrite else None)[..., -1]
-
-
-def _first_rank(b: np.ndarray, nth: int = 1) -> np.ndarray:
-    """1-based rank of the nth relevant document (0 where there are fewer than nth)."""
-    hits = np.cumsum(b, axis=-1) >= nth
-    found = hits.any(axis=-1)
-    return np.where(found, hits.argmax(axis=-1) + 1, 0)
-
-
-def _log2_discount(k: int) -> np.ndarray:
-    return discount(np.arange(1, k + 1))
 
 
 def _precision_terms(v: View, rel: float) -> np.ndarray:
@@ -73,7 +51,7 @@ def recall(v: View, rel: float) -> Score:
     """
     num = v.relevant(rel).sum(axis=-1)
     den = np.broadcast_to(v.R(rel), num.shape)
-    return Score(_div(num, den), num=num, den=den)
+    return Score(div(num, den), num=num, den=den)
 
 
 def set_precision(v: View, rel: float) -> Score:
@@ -85,7 +63,7 @@ def set_precision(v: View, rel: float) -> Score:
     """
     num = v.relevant(rel).sum(axis=-1)
     den = v.length.astype(float)
-    return Score(np.nan_to_num(_div(num, den)), num=num, den=den)
+    return Score(np.nan_to_num(div(num, den)), num=num, den=den)
 
 
 def set_recall(v: View, rel: float) -> Score:
@@ -99,7 +77,7 @@ def set_recall(v: View, rel: float) -> Score:
 
 
 def _f(p, r, b2):
-    return np.where((p > 0) | (r > 0), _div((1 + b2) * p * r, b2 * p + r), np.where(np.isnan(r), np.nan, 0.0))
+    return np.where((p > 0) | (r > 0), div((1 + b2) * p * r, b2 * p + r), np.where(np.isnan(r), np.nan, 0.0))
 
 
 def f_measure(v: View, rel: float, beta: float) -> Score:
@@ -135,7 +113,7 @@ def fallout(v: View, rel: float) -> Score:
     """
     nonrel = ((v.grade < rel) & v.judged).sum(axis=-1).astype(float)
     den = np.broadcast_to(v.n_judged - v.R(rel), nonrel.shape).astype(float)
-    return Score(_div(nonrel, den), num=nonrel, den=den)
+    return Score(div(nonrel, den), num=nonrel, den=den)
 
 
 def average_precision(v: View, rel: float) -> Score:
@@ -149,7 +127,7 @@ def average_precision(v: View, rel: float) -> Score:
     >>> round(score("AP", "$$---$----$-----$---", R=5), 4)
     0.6316
     """
-    return Score(_div(_sum_in_order(_precision_terms(v, rel), overwrite=True), v.R(rel)))
+    return Score(div(sum_in_order(_precision_terms(v, rel), overwrite=True), v.R(rel)))
 
 
 def sum_precision(v: View, rel: float) -> Score:
@@ -173,7 +151,7 @@ def sn_ap(v: View, rel: float) -> Score:
     >>> score("SN-AP@5", [1, 0, 0, 0, 1])
     0.7
     """
-    return Score(_div(_precision_terms(v, rel).sum(axis=-1), v.relevant(rel).sum(axis=-1)))
+    return Score(div(_precision_terms(v, rel).sum(axis=-1), v.relevant(rel).sum(axis=-1)))
 
 
 def recall_cutoff(level, R, compat: str = "trec_eval"):
@@ -221,7 +199,7 @@ def eleven_point_ap(v: View, rel: float, levels: str) -> Score:
     """
     points = sorted(parse_levels(levels), reverse=True)  # added from the highest level down, as trec_eval does
     values = np.stack([interpolated_precision(v, rel, x) for x in points], axis=-1)
-    return Score(_sum_in_order(values) / len(points))
+    return Score(sum_in_order(values) / len(points))
 
 
 def parse_levels(levels: str) -> list[float]:
@@ -241,7 +219,7 @@ def reciprocal_rank(v: View, rel: float) -> Score:
     >>> score("RR", [0, 0, 1, 1])
     0.3333333333333333
     """
-    first = _first_rank(v.relevant(rel))
+    first = first_rank(v.relevant(rel))
     return Score(np.where(first > 0, 1.0 / np.maximum(first, 1), 0.0))
 
 
@@ -255,7 +233,7 @@ def rr2(v: View, rel: float) -> Score:
     >>> score("RR2", [0, 1, 0, 1])
     0.25
     """
-    second = _first_rank(v.relevant(rel), nth=2)
+    second = first_rank(v.relevant(rel), nth=2)
     return Score(np.where(second > 0, 1.0 / np.maximum(second, 1), 0.0))
 
 
@@ -269,7 +247,7 @@ def cautious_rr(v: View, rel: float, c: int) -> Score:
     >>> score("CautiousRR(c=2)", [0, 1, 0])
     0.25
     """
-    first = _first_rank(v.relevant(rel))
+    first = first_rank(v.relevant(rel))
     return Score(np.where(first > 0, 1.0 / (c + np.maximum(first, 1)), 0.0))
 
 
@@ -284,7 +262,7 @@ def r_precision(v: View, rel: float, cutoff: int | None) -> Score:
     R = np.broadcast_to(v.R(rel), b.shape[:-1])
     depth = R if cutoff is None else np.minimum(R, cutoff)
     inside = np.arange(1, v.k + 1) <= depth[..., None]
-    return Score(_div((b * inside).sum(axis=-1), depth))
+    return Score(div((b * inside).sum(axis=-1), depth))
 
 
 def success(v: View, rel: float) -> Score:
@@ -333,46 +311,6 @@ def _gains(v: View, dcg: str) -> np.ndarray:
 
 
 EXP_GRADE_LIMIT = 1024  # 2^1024 is beyond the largest float
-EXP_TOP = 500  # normalised measures scale exp-log2 gains to at most 2^EXP_TOP: squares stay finite
-
-
-def scaled_exp_gains(grade: np.ndarray, shift: np.ndarray) -> np.ndarray:
-    """(2^grade - 1) / 2^shift, computed without forming 2^grade (exact where no shift is needed:
-    shift 0 gives 2^grade - 1). A ratio of such gains with one shift per topic is unchanged."""
-    return np.exp2(grade - shift) - np.exp2(-shift)
-
-
-def parse_gains(gains: str) -> dict[float, float]:
-    """trec_eval's ``level=gain`` pairs (``"1=3,2=9"``) as a dict; empty: every grade is its gain."""
-    pairs = {}
-    for item in filter(None, (x.strip() for x in gains.split(","))):
-        level, _, gain = item.partition("=")
-        pairs[float(level)] = float(gain)
-    return pairs
-
-
-def _mapped(grades: np.ndarray, pairs: dict[float, float]) -> np.ndarray:
-    """Grades with the given levels replaced by their gains (others keep their grade)."""
-    out = grades.copy()
-    for level, gain in pairs.items():
-        out[grades == level] = gain
-    return out
-
-
-def _level_gains(v: View, pairs: dict[float, float]) -> tuple[np.ndarray, np.ndarray]:
-    """The retrieved documents' gains and the ideal ranking's (best first) under trec_eval's
-    ``level=gain`` pairs (a grade without a pair is its own gain)."""
-    gains = np.where(v.judged, _mapped(v.grade, pairs), 0.0)
-    judged = np.arange(v.ideal.shape[1]) < v.n_judged[:, None]
-    return gains, -np.sort(-np.where(judged, _mapped(v.ideal, pairs), 0.0), axis=-1)
-
-
-def discount(rank, b: int | None = None) -> np.ndarray:
-    """w_i = 1/log2(i + 1), or Järvelin-Kekäläinen's 1 up to rank b and 1/log_b(i) after."""
-    i = np.asarray(rank, dtype=np.float64)
-    if b is None:
-        return 1.0 / np.log2(i + 1)
-    return np.where(i <= b, 1.0, np.log(b) / np.log(np.maximum(i, 2)))
 
 
 def dcg(v: View, dcg: str, b: int | None) -> Score:
@@ -403,16 +341,16 @@ def ndcg(v: View, dcg: str, level_gains: str) -> Score:
     """
     pairs = parse_gains(level_gains)
     if pairs:
-        gains, ideal = _level_gains(v, pairs)
+        gains, ideal = judged_gains(v, pairs), ideal_gains(v, pairs)
     elif dcg == "log2":
         gains, ideal = v.grade, v.ideal
     else:  # per topic, gains over 2^(top grade - EXP_TOP) so that grades of 1024 and more stay finite
         shift = np.maximum(v.ideal[:, :1] - EXP_TOP, 0.0)
         gains, ideal = scaled_exp_gains(v.grade, shift[None]), scaled_exp_gains(v.ideal, shift)
-    actual = (gains * _log2_discount(v.k)).sum(axis=-1)
+    actual = (gains * log2_discount(v.k)).sum(axis=-1)
     width = ideal.shape[1] if v.cutoff is None else min(v.k, ideal.shape[1])
-    ideal_dcg = (np.maximum(ideal[:, :width], 0.0) * _log2_discount(width)).sum(axis=-1)
-    return Score(_div(actual, ideal_dcg))
+    ideal_dcg = (np.maximum(ideal[:, :width], 0.0) * log2_discount(width)).sum(axis=-1)
+    return Score(div(actual, ideal_dcg))
 
 
 def sdcg(v: View, max_rel: float | None) -> Score:
@@ -425,7 +363,7 @@ def sdcg(v: View, max_rel: float | None) -> Score:
     >>> round(score("SDCG@5", [1, 1, 0, 0, 0]), 2)
     0.55
     """
-    w = _log2_discount(v.k)
+    w = log2_discount(v.k)
     return Score((v.scaled(max_rel) * w).sum(axis=-1) / w.sum())
 
 
@@ -449,9 +387,9 @@ def sn_dcg(v: View, dcg: str) -> Score:
     0.92
     """
     gains = _gains(v, dcg)
-    w = _log2_discount(v.k)
+    w = log2_discount(v.k)
     best_order = -np.sort(-gains, axis=-1)
-    return Score(_div((gains * w).sum(axis=-1), (best_order * w).sum(axis=-1)))
+    return Score(div((gains * w).sum(axis=-1), (best_order * w).sum(axis=-1)))
 
 
 def rbp(v: View, p: float, rel: float | None, max_rel: float | None) -> Score:
@@ -720,8 +658,8 @@ def bpref(v: View, rel: float) -> Score:
     above = np.cumsum(nonrel, axis=-1) - nonrel
     R = np.broadcast_to(v.R(rel), b.shape[:-1])[..., None]
     N = np.broadcast_to(v.n_judged - v.R(rel), b.shape[:-1])[..., None]
-    term = np.where(above > 0, 1.0 - _div(np.minimum(above, R), np.minimum(N, R)), 1.0)
-    return Score(np.nan_to_num(_div(_sum_in_order(b * term), R[..., 0])))
+    term = np.where(above > 0, 1.0 - div(np.minimum(above, R), np.minimum(N, R)), 1.0)
+    return Score(np.nan_to_num(div(sum_in_order(b * term), R[..., 0])))
 
 
 INFAP_EPSILON = 0.00001  # trec_eval's smoothing of infAP's precision estimate
@@ -747,9 +685,9 @@ def inf_ap(v: View, rel: float) -> Score:
     n = np.cumsum(nonrel, axis=-1) - nonrel
     u = np.cumsum(unjudged, axis=-1) - unjudged
     j = v.ranks - 1
-    estimate = 1 / (j + 1) + j / (j + 1) * _div(r + n + u, j) * (r + INFAP_EPSILON) / (r + n + 2 * INFAP_EPSILON)
+    estimate = 1 / (j + 1) + j / (j + 1) * div(r + n + u, j) * (r + INFAP_EPSILON) / (r + n + 2 * INFAP_EPSILON)
     term = np.where(j == 0, 1.0, estimate)
-    return Score(np.nan_to_num(_div((b * term).sum(axis=-1), v.R(rel))))
+    return Score(np.nan_to_num(div((b * term).sum(axis=-1), v.R(rel))))
 
 
 def rprec_mult(v: View, rel: float, x: float) -> Score:
@@ -765,7 +703,7 @@ def rprec_mult(v: View, rel: float, x: float) -> Score:
     b = v.relevant(rel)
     c = np.floor(x * np.broadcast_to(v.R(rel), b.shape[:-1]) + 0.9)
     inside = v.ranks <= c[..., None]
-    return Score(np.nan_to_num(_div((b * inside).sum(axis=-1), c)))
+    return Score(np.nan_to_num(div((b * inside).sum(axis=-1), c)))
 
 
 def utility(v: View, rel: float, a: float, b: float, c: float, d: float, docs: float) -> Score:
@@ -814,7 +752,7 @@ def set_relative_precision(v: View, rel: float) -> Score:
 
 def _relative(v: View, rel: float, depth) -> Score:
     """Relevant documents read over the most there could be at that ``depth``: min(depth, R)."""
-    return Score(np.nan_to_num(_div(v.relevant(rel).sum(axis=-1), np.minimum(depth, v.R(rel)))))
+    return Score(np.nan_to_num(div(v.relevant(rel).sum(axis=-1), np.minimum(depth, v.R(rel)))))
 
 
 def set_ap(v: View, rel: float) -> Score:
@@ -827,7 +765,7 @@ def set_ap(v: View, rel: float) -> Score:
     0.25
     """
     p = set_precision(v, rel)  # one division, as trec_eval: (r * r) / (n * R)
-    return Score(np.nan_to_num(_div(p.num * p.num, p.den * v.R(rel))))
+    return Score(np.nan_to_num(div(p.num * p.num, p.den * v.R(rel))))
 
 
 def unjudged(v: View) -> Score:
@@ -841,16 +779,6 @@ def unjudged(v: View) -> Score:
     0.5
     """
     return Score((v.retrieved & ~v.judged).sum(axis=-1) / v.k)
-
-
-def _ideal_gains(v: View, pairs: dict) -> np.ndarray:
-    """(T, M) the topic's judged gains sorted descending (trec_eval's ideal ordering), >= 0."""
-    judged = np.arange(v.ideal.shape[1]) < v.n_judged[:, None]
-    return -np.sort(-np.where(judged, _mapped(v.ideal, pairs), 0.0), axis=-1)
-
-
-def _result_gains(v: View, pairs: dict) -> np.ndarray:
-    return np.where(v.judged, _mapped(v.grade, pairs), 0.0)
 
 
 def g_measure(v: View, level_gains: str, binary: bool = False, rel: float = 1) -> Score:
@@ -871,23 +799,23 @@ def g_measure(v: View, level_gains: str, binary: bool = False, rel: float = 1) -
         total = v.R(rel)
     else:
         pairs = parse_gains(level_gains)
-        got, ideal = _result_gains(v, pairs), _ideal_gains(v, pairs)
+        got, ideal = judged_gains(v, pairs), ideal_gains(v, pairs)
         total = np.maximum(ideal, 0.0).sum(axis=-1)
     ideal = np.pad(ideal, ((0, 0), (0, max(0, v.k - ideal.shape[1]))))[:, :v.k]
     cost = np.cumsum(np.maximum(ideal, 1.0), axis=-1)
     seen = np.cumsum(got, axis=-1)
-    terms = np.where(got != 0, _div(got, np.log2(2 + cost - seen)), 0.0)
-    return Score(np.nan_to_num(_div(terms.sum(axis=-1), total)))
+    terms = np.where(got != 0, div(got, np.log2(2 + cost - seen)), 0.0)
+    return Score(np.nan_to_num(div(terms.sum(axis=-1), total)))
 
 
 def _dcg_prefixes(v: View, pairs: dict, width: int):
     """Cumulative DCG of the results and of the ideal ranking at positions 0..width (prefix
     lengths), the results' frozen at their length."""
-    got = _result_gains(v, pairs)
+    got = judged_gains(v, pairs)
     got = np.pad(got, ((0, 0), (0, 0), (0, max(0, width - got.shape[-1]))))[..., :width]
-    ideal = _ideal_gains(v, pairs)
+    ideal = ideal_gains(v, pairs)
     ideal = np.pad(ideal, ((0, 0), (0, max(0, width - ideal.shape[1]))))[:, :width]
-    w = _log2_discount(width)
+    w = log2_discount(width)
     zero = np.zeros(got.shape[:-1] + (1,))
     results = np.concatenate([zero, np.cumsum(got * w, axis=-1)], axis=-1)
     best = np.concatenate([np.zeros((ideal.shape[0], 1)), np.cumsum(np.maximum(ideal, 0) * w, axis=-1)], axis=-1)
@@ -909,13 +837,13 @@ def ndcg_rel(v: View, level_gains: str) -> Score:
     width = max(v.k, v.ideal.shape[1])
     got, ideal, results, best = _dcg_prefixes(v, pairs, width)
     n_pos = (ideal > 0).sum(axis=-1)  # (T,)
-    ratio = _div(results[..., 1:], best[:, 1:])
+    ratio = div(results[..., 1:], best[:, 1:])
     hits = got > 0
     total = np.where(hits, ratio, 0.0).sum(axis=-1)
-    full = _div(np.take_along_axis(results, v.length[..., None], axis=-1)[..., 0], best[:, -1])
+    full = div(np.take_along_axis(results, v.length[..., None], axis=-1)[..., 0], best[:, -1])
     missing = n_pos - hits.sum(axis=-1)
     total = total + missing * full
-    return Score(np.where(total > 0, _div(total, n_pos), 0.0))
+    return Score(np.where(total > 0, div(total, n_pos), 0.0))
 
 
 def r_ndcg(v: View, rel: float, level_gains: str) -> Score:
@@ -938,13 +866,13 @@ def r_ndcg(v: View, rel: float, level_gains: str) -> Score:
     drop = (ideal[:, 1:] != ideal[:, :-1]) & (p <= n_pos[:, None]) & (best[:, 1:width] > 0)  # (T, width-1)
     n = v.length[..., None]
     at = np.take_along_axis(results, np.minimum(p, n), axis=-1)  # (S, T, width-1)
-    values = np.where(drop, _div(at, best[:, 1:width]), 0.0).sum(axis=-1)
+    values = np.where(drop, div(at, best[:, 1:width]), 0.0).sum(axis=-1)
     count = drop.sum(axis=-1) * np.ones(values.shape)
     extra = v.length > n_pos + 1
-    full = _div(np.take_along_axis(results, v.length[..., None], axis=-1)[..., 0], best[:, -1])
+    full = div(np.take_along_axis(results, v.length[..., None], axis=-1)[..., 0], best[:, -1])
     values = values + np.where(extra, full, 0.0)
     count = count + extra
-    return Score(np.where((n_pos > 0) & (v.R(rel) > 0), np.nan_to_num(_div(values, count)), 0.0))
+    return Score(np.where((n_pos > 0) & (v.R(rel) > 0), np.nan_to_num(div(values, count)), 0.0))
 
 
 def yaap(v: View, rel: float) -> Score:
@@ -958,7 +886,7 @@ def yaap(v: View, rel: float) -> Score:
     >>> round(score("YAAP", [1, 0], R=1), 4)  # log(2 / 1)
     0.6931
     """
-    sp = _sum_in_order(_precision_terms(v, rel), overwrite=True)
+    sp = sum_in_order(_precision_terms(v, rel), overwrite=True)
     return Score(np.log((1.0 + sp) / (1.0 + v.R(rel) - sp)))
 
 
@@ -973,8 +901,8 @@ def trec_dcg(v: View, level_gains: str) -> Score:
     4.0
     """
     pairs = parse_gains(level_gains)
-    gains = _level_gains(v, pairs)[0] if pairs else v.grade
-    return Score((gains * _log2_discount(v.k)).sum(axis=-1))
+    gains = judged_gains(v, pairs) if pairs else v.grade
+    return Score((gains * log2_discount(v.k)).sum(axis=-1))
 
 
 def trec_ideal_dcg(v: View, level_gains: str) -> Score:
@@ -987,8 +915,8 @@ def trec_ideal_dcg(v: View, level_gains: str) -> Score:
     2.6309
     """
     pairs = parse_gains(level_gains)
-    ideal = _level_gains(v, pairs)[1] if pairs else v.ideal
-    best = (np.maximum(ideal, 0.0) * _log2_discount(ideal.shape[1])).sum(axis=-1)  # (T,)
+    ideal = ideal_gains(v, pairs) if pairs else v.ideal
+    best = (np.maximum(ideal, 0.0) * log2_discount(ideal.shape[1])).sum(axis=-1)  # (T,)
     return Score(np.broadcast_to(best, v.length.shape).astype(float))
 
 
@@ -1007,7 +935,7 @@ def trec_rbp(v: View, p: float) -> Score:
     """
     top = np.maximum(v.ideal.max(axis=-1, initial=0.0), 1.0)[:, None]
     g = np.where(v.judged, v.grade, 0.0) / top  # (S, T, k) / (T, 1): each topic by its own largest grade
-    return Score((1 - p) * _sum_in_order(g * _powers(p, v.k)[:-1]))
+    return Score((1 - p) * sum_in_order(g * _powers(p, v.k)[:-1]))
 
 
 def trec_rbp_resid(v: View, p: float) -> Score:
@@ -1022,7 +950,7 @@ def trec_rbp_resid(v: View, p: float) -> Score:
     """
     unj = v.retrieved & ~v.judged
     w = _powers(p, v.k)
-    value = w[v.length] + (1 - p) * _sum_in_order(unj * w[:-1])
+    value = w[v.length] + (1 - p) * sum_in_order(unj * w[:-1])
     return Score(np.where(unj.any(axis=-1), value, 0.0))
 
 
@@ -1030,3 +958,213 @@ def _powers(p: float, k: int) -> np.ndarray:
     """p^0 .. p^k as trec_eval's loops make them, one multiplication per rank (p ** i can differ
     in the last bit)."""
     return np.cumprod(np.r_[1.0, np.full(k, p)])
+
+
+# The declarations of the measures above, in the order of `rpdi measures`.
+_BETA = Param("beta", float, 1.0, "weight of recall against precision", lambda x: x > 0, "> 0")
+_DCG = Param("dcg", str, "log2", "'log2': gain g (trec_eval); 'exp-log2': gain 2^g - 1",
+             lambda x: x in ("log2", "exp-log2"), "'log2' or 'exp-log2'")
+_T = Param("T", float, 3.0, "expected number of relevant documents wanted", lambda x: x > 0, "> 0")
+_P = Param("p", float, 0.8, "persistence: probability of reading on", lambda x: 0 <= x < 1, "in [0, 1)")
+_TREC_P = persistence("p", "persistence (trec_eval's default 0.9)", 0.9)
+
+
+def _finite(x: float) -> bool:
+    return math.isfinite(x)
+
+
+def _levels_ok(text: str) -> bool:
+    try:
+        return all(0 <= x <= 1 for x in parse_levels(text))
+    except ValueError:
+        return False
+
+
+register(
+    MeasureSpec("P", precision, (REL,), "required",
+                "reads exactly k documents", "trec_eval P_k; Moffat 2013", micro=True),
+    MeasureSpec("R", recall, (REL,), "required",
+                "reads k documents, counts the share of all relevant ones met", "trec_eval recall_k",
+                micro=True),
+    MeasureSpec("SetP", set_precision, (REL,), "none",
+                "reads the whole retrieved set", "trec_eval set_P", micro=True),
+    MeasureSpec("SetR", set_recall, (REL,), "none",
+                "reads the whole retrieved set", "trec_eval set_recall", micro=True),
+    MeasureSpec("F", f_measure, (REL, _BETA), "required",
+                "reads k documents; harmonic mean of P@k and R@k", "van Rijsbergen 1979"),
+    MeasureSpec("SetF", set_f, (REL, _BETA, Param("beta2", float, None, "beta^2 itself, overriding beta "
+                                                         "(trec_eval's set_F parameter)", lambda x: x > 0,
+                                                         "> 0", optional=True)), "none",
+                "reads the whole retrieved set; harmonic mean of SetP and SetR", "trec_eval set_F"),
+    MeasureSpec("Fallout", fallout, (REL,), "required",
+                "reads k documents, counts the share of judged non-relevant ones met",
+                "Salton & McGill 1983", micro=True),
+    MeasureSpec("RelP", relative_precision, (REL,), "required",
+                "reads exactly k documents; P@k over the best P@k possible", "trec_eval relative_P"),
+    MeasureSpec("SetRelP", set_relative_precision, (REL,), "none",
+                "reads the whole retrieved set; SetP over the best SetP possible", "trec_eval set_relative_P"),
+    MeasureSpec("SetAP", set_ap, (REL,), "none",
+                "reads the whole retrieved set; SetP x SetR", "trec_eval set_map"),
+    MeasureSpec("AP", average_precision, (REL,), "optional",
+                "draws a target s ~ U{1..R}, reads to the s-th relevant document, reports the "
+                "precision there (0 if never found)", "Robertson 2008; trec_eval map"),
+    MeasureSpec("SP", sum_precision, (REL,), "required",
+                "AP's user without the division by R", "Aslam, Pavlu & Yilmaz 2006; Moffat 2013"),
+    MeasureSpec("SN-AP", sn_ap, (REL,), "required",
+                "AP's user with R replaced by the relevant documents in the top k", "Moffat 2013"),
+    MeasureSpec("IPrec", iprec, (REL,), "required",
+                "interpolated precision at a recall level (lround(r R) relevant documents, trec_eval "
+                "10.0; floor(r R + 0.9) under --compat pytrec_eval)", "trec_eval iprec_at_recall",
+                cutoff_kind=float, passes_cutoff=True),
+    MeasureSpec("AP11pt", eleven_point_ap,
+                (REL, Param("levels", str, "", "comma-separated recall levels (default 0, 0.1, ..., 1)",
+                               _levels_ok, "numbers in [0, 1]")), "none",
+                "mean interpolated precision at recall 0, 0.1, ..., 1", "trec_eval 11pt_avg"),
+    MeasureSpec("GMAP", average_precision, (REL,), "none",
+                "AP's user; the geometric mean over topics (each AP at least 0.00001)",
+                "Robertson 2006; trec_eval gm_map", average="geometric", model=False),
+    MeasureSpec("YAAP", yaap, (REL,), "none",
+                "no browsing model: AP smoothed for averaging over topics", "Robertson 2012; trec_eval yaap",
+                model=False),
+    MeasureSpec("RR", reciprocal_rank, (REL,), "optional",
+                "stops at the first relevant document", "trec_eval recip_rank; Moffat 2013"),
+    MeasureSpec("RR2", rr2, (REL,), "optional",
+                "a sceptic: stops at the second relevant document", "Moffat & Zobel 2008 s4.4"),
+    MeasureSpec("CautiousRR", cautious_rr,
+                (REL, Param("c", int, 1, "documents read past the first relevant one",
+                               lambda x: x >= 0, ">= 0")), "optional",
+                "stops c documents after the first relevant one", "Moffat & Zobel 2008 s4.4"),
+    MeasureSpec("Rprec", r_precision, (REL,), "optional",
+                "reads R documents (at most k)", "trec_eval Rprec; Moffat 2013", passes_cutoff=True),
+    MeasureSpec("RprecMult", rprec_mult,
+                (REL, Param("x", float, 1.0, "multiple of R read", lambda x: x >= 0, ">= 0")), "none",
+                "reads floor(x R + 0.9) documents", "trec_eval Rprec_mult"),
+    MeasureSpec("Success", success, (REL,), "required",
+                "satisfied by any relevant document in the top k", "trec_eval success_k"),
+    MeasureSpec("HIT", hit, (MAX_REL,), "required",
+                "satisfied by the best document in the top k (graded)", "Moffat 2013"),
+    MeasureSpec("Best", best, (), "required",
+                "satisfied only by a document of the topic's highest grade", "product reference"),
+    MeasureSpec("DCG", dcg, (_DCG, Param("b", int, None, "Järvelin-Kekäläinen log base "
+                                            "(no discount up to rank b)", lambda x: x >= 2, ">= 2",
+                                            optional=True)), "optional",
+                "reads every document, attention fading as 1/log(rank)",
+                "Järvelin & Kekäläinen 2002; Moffat 2013"),
+    MeasureSpec("nDCG", ndcg, (_DCG, LEVEL_GAINS), "optional",
+                "DCG's user, scored against the best ranking of this topic",
+                "Järvelin & Kekäläinen 2002; trec_eval ndcg_cut"),
+    MeasureSpec("SDCG", sdcg, (MAX_REL,), "required",
+                "continues from rank i with probability log2(i+1)/log2(i+2), up to rank k",
+                "Moffat 2013"),
+    MeasureSpec("CG", cg, (), "required", "reads k documents, adding up their grades",
+                "Järvelin & Kekäläinen 2002"),
+    MeasureSpec("SN-DCG", sn_dcg, (_DCG,), "required",
+                "DCG's user, scored against the best reordering of the top k", "Moffat 2013"),
+    MeasureSpec("RBP", rbp, (_P, Param("rel", float, None, "binary gains at this grade "
+                                          "(default: graded gains grade/max_rel)",
+                                          lambda x: x > 0, "> 0", optional=True), MAX_REL),
+                "optional", "reads on with probability p after every document",
+                "Moffat & Zobel 2008", residual=True),
+    MeasureSpec("BetaRBP", beta_rbp,
+                (Param("a", float, 8.0, "Beta shape a of the persistence", lambda x: x > 0, "> 0"),
+                 Param("b", float, 2.0, "Beta shape b of the persistence", lambda x: x > 0, "> 0"),
+                 Param("rel", float, None, "binary gains at this grade (default: grade/max_rel)",
+                       lambda x: x > 0, "> 0", optional=True), MAX_REL),
+                "none", "a population of RBP users whose persistence p ~ Beta(a, b)",
+                "Carterette, Kanoulas & Yilmaz 2011; Moffat & Zobel 2008", residual=True),
+    MeasureSpec("RBP2", rbp2, (persistence("p1", "persistence after a relevant document"),
+                                  persistence("p2", "persistence after a non-relevant document"),
+                                  REL), "optional",
+                "reads on with probability p1 after a relevant document, p2 after another",
+                "Moffat & Zobel 2008 s4.4"),
+    MeasureSpec("trec_rbp", trec_rbp, (_TREC_P,), "none",
+                "RBP's user (grades divided by the topic's largest grade if above 1); rpdi's RBP scales "
+                "by the qrels' largest grade and reports the residual with the tail",
+                "Moffat & Zobel 2008; trec_eval rbp"),
+    MeasureSpec("trec_rbp_resid", trec_rbp_resid, (_TREC_P,), "none",
+                "no browsing model: RBP's residual as trec_eval reports it (0 if all retrieved are judged)",
+                "trec_eval rbp_resid", model=False),
+    MeasureSpec("ERR", err, (Param("max_rel", float, 4.0, "grade of certain satisfaction",
+                                      lambda x: x > 0, "> 0"),), "optional",
+                "stops satisfied at rank i with probability (2^g_i - 1)/2^max_rel",
+                "Chapelle et al. 2009; gdeval"),
+    *[MeasureSpec(name, cwl_rate, params, cutoff,
+                  f"C/W/L user reading on with probability {rule}", citation, passes_cutoff=True,
+                  extra={"family": name})
+      for name, params, cutoff, rule, citation in [
+          ("INST", (_T, MAX_REL), "none", "((i+T+T_i-1)/(i+T+T_i))^2, T_i = T - gain so far",
+           "Moffat, Bailey, Scholer & Thomas 2017"),
+          ("INSQ", (_T, MAX_REL), "none", "((i+2T-1)/(i+2T))^2",
+           "Moffat, Bailey, Scholer & Thomas 2017"),
+          ("NERR8", (MAX_REL,), "required", "1 - r_i up to rank k (Eq. 8)",
+           "Azzopardi, Mackenzie & Moffat 2021"),
+          ("NERR9", (MAX_REL,), "required", "i/(i+1) (1 - r_i) up to rank k (Eq. 9)",
+           "Azzopardi, Mackenzie & Moffat 2021"),
+          ("NERR10", (persistence("p", "patience phi"), MAX_REL), "none", "phi (1 - r_i) (Eq. 10)",
+           "Azzopardi, Mackenzie & Moffat 2021"),
+          ("NERR11", (_T, MAX_REL), "none", "((i+2T-1)/(i+2T))^2 (1 - r_i) (Eq. 11)",
+           "Azzopardi, Mackenzie & Moffat 2021"),
+      ]],
+    MeasureSpec("TBG", tbg, (Param("halflife", float, 224.0, "half-life of the time budget (s)",
+                                      lambda x: x > 0, "> 0"),
+                                Param("words", float, 1000.0, "length in words of a document the lengths file (--doc-lengths) does not give",
+                                      lambda x: x >= 0, ">= 0"), REL), "none",
+                "reads snippets, clicks and saves, until a time budget with this half-life runs out",
+                "Smucker & Clarke 2012"),
+    MeasureSpec("NumQ", num_q, (), "none", "no browsing model: counts the evaluated topics",
+                "trec_eval num_q", average="sum", model=False),
+    MeasureSpec("NumRet", num_ret, (), "none", "no browsing model: counts retrieved documents",
+                "trec_eval num_ret", average="sum", model=False),
+    MeasureSpec("NumRel", num_rel, (REL,), "none", "no browsing model: counts relevant documents",
+                "trec_eval num_rel", average="sum", model=False),
+    MeasureSpec("NumRelRet", num_rel_ret, (REL,), "none",
+                "no browsing model: counts relevant retrieved documents", "trec_eval num_rel_ret",
+                average="sum", model=False),
+    MeasureSpec("NumNonRelJudgedRet", num_nonrel_judged_ret, (REL,), "none",
+                "no browsing model: counts judged non-relevant retrieved documents",
+                "trec_eval num_nonrel_judged_ret", average="sum", model=False),
+    MeasureSpec("Bpref", bpref, (REL,), "none",
+                "no browsing model: the share of (relevant, judged non-relevant) pairs ranked in order",
+                "Buckley & Voorhees 2004; trec_eval bpref", model=False),
+    MeasureSpec("GMBpref", bpref, (REL,), "none",
+                "no browsing model: bpref's geometric mean over topics", "trec_eval gm_bpref",
+                average="geometric", model=False),
+    MeasureSpec("infAP", inf_ap, (REL,), "none",
+                "no browsing model: an estimate of AP from sampled judgments",
+                "Yilmaz & Aslam 2006; trec_eval infAP", model=False),
+    MeasureSpec("Utility", utility,
+                (REL, Param("a", float, 1.0, "gain of a relevant retrieved document", _finite, "finite"),
+                 Param("b", float, -1.0, "gain of a non-relevant retrieved document", _finite, "finite"),
+                 Param("c", float, 0.0, "gain of a relevant document not retrieved", _finite, "finite"),
+                 Param("d", float, 0.0, "gain of a non-relevant document not retrieved", _finite, "finite"),
+                 Param("docs", float, 0.0, "documents in the collection (trec_eval -N)", lambda x: x >= 0, ">= 0")),
+                "none", "no browsing model: a linear utility of the retrieved set", "trec_eval utility",
+                model=False),
+    MeasureSpec("Unj", unjudged, (), "required",
+                "no browsing model: the share of unjudged documents in the top k", "trec_eval unj",
+                model=False),
+    MeasureSpec("G", g_measure, (LEVEL_GAINS,), "none",
+                "no browsing model: gain discounted by the ideal gain still missing", "trec_eval G",
+                model=False),
+    MeasureSpec("BinG", g_measure, (REL,), "none",
+                "no browsing model: G with binary gains", "trec_eval binG", model=False,
+                extra={"binary": True, "level_gains": ""}),
+    MeasureSpec("nDCGrel", ndcg_rel, (LEVEL_GAINS,), "none",
+                "no browsing model: the mean nDCG at the relevant documents", "trec_eval ndcg_rel",
+                model=False),
+    MeasureSpec("RnDCG", r_ndcg, (REL, LEVEL_GAINS), "none",
+                "no browsing model: the mean nDCG where the ideal gain drops (R for binary judgments)",
+                "trec_eval Rndcg", model=False),
+    MeasureSpec("trec_dcg", trec_dcg, (LEVEL_GAINS,), "none",
+                "no browsing model under this name: DCG of the whole ranking with trec_eval's level=gain "
+                "gains (rpdi's DCG is the reader's)", "trec_eval dcg", model=False),
+    MeasureSpec("trec_ideal_dcg", trec_ideal_dcg, (LEVEL_GAINS,), "none",
+                "no browsing model: the DCG of the best ranking of the judged documents",
+                "trec_eval ideal_dcg", model=False),
+    MeasureSpec("RBO", rbo, (persistence("p", "persistence of the comparison"),), "optional",
+                "compares each run's ranking with the first run's", "Webber, Moffat & Zobel 2010",
+                between_runs=True, extra={"extrapolate": False}),
+    MeasureSpec("RBO_EXT", rbo, (persistence("p", "persistence of the comparison"),), "optional",
+                "RBO extrapolated beyond the shorter list", "Webber, Moffat & Zobel 2010",
+                between_runs=True, extra={"extrapolate": True}),
+)

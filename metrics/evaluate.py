@@ -9,7 +9,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from rpdi.choices import AVERAGES, COMPAT, UNDEFINED
-from rpdi.metrics.measures import Measure
+from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.rankings import Rankings, build_rankings, truncate
 from rpdi.metrics.rankings import judged_only as judged_only_rankings

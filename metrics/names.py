@@ -1,17 +1,17 @@
-"""Any measure's name, rpdi's or trec_eval's, resolved to a :class:`~metrics.measures.Measure`."""
+"""Any measure's name, rpdi's or trec_eval's, resolved to a :class:`~metrics.measures.registry.Measure`."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.measures import MEASURES, Measure, parse_declared, split_name
+from rpdi.metrics.measures.registry import MEASURES, Measure, parse_declared, split_name
 from rpdi.metrics.trec_names import suggest_name, trec_lines
 
 
 def parse_measure(text: str) -> Measure:
     """A measure named as rpdi names it (``NAME(param=value, ...)@cutoff``, see
-    :func:`~metrics.measures.parse_declared`) or else as trec_eval names one line of its output
+    :func:`~metrics.measures.registry.parse_declared`) or else as trec_eval names one line of its output
     (``P_10``, ``map``; its grades then read as trec_eval reads them).
 
     >>> m = parse_measure("RBP(p=0.95)@10")

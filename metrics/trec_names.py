@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.measures import MEASURES, Measure, parse_declared, suggest
+from rpdi.metrics.measures.registry import MEASURES, Measure, parse_declared, suggest
 
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 

@@ -218,7 +218,7 @@ def test_simulate_exit_status(tmp_path, capsys, monkeypatch):
 def test_a_slip_in_a_helper_shared_by_closed_form_and_model_is_caught(monkeypatch):
     """The log discount is shared by SDCG's and nDCG's closed forms and their user: a slip there
     moves both, so closed form and exact still agree; the plain rank-by-rank formula does not."""
-    from rpdi.metrics import closed_forms
+    from rpdi.metrics.measures import kernels
     from rpdi.usermodels import logdiscount
 
     qrels, runs = _identical_topics(2)
@@ -226,7 +226,7 @@ def test_a_slip_in_a_helper_shared_by_closed_form_and_model_is_caught(monkeypatc
     for m in measures:
         assert check.simulate(qrels, runs, [m], users=0, with_verdict=True)[1]["status"] == 0
     slip = lambda rank, b=None: 1.0 / np.log2(np.asarray(rank, dtype=float) + 2)  # noqa: E731
-    monkeypatch.setattr(closed_forms, "discount", slip)
+    monkeypatch.setattr(kernels, "discount", slip)
     monkeypatch.setattr(logdiscount, "discount", slip)
     for m in measures:
         _, v = check.simulate(qrels, runs, [m], users=0, with_verdict=True)

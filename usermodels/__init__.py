@@ -5,7 +5,7 @@
 """
 
 from rpdi.choices import CONVENTIONS
-from rpdi.metrics.measures import Measure
+from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels.ap import RobertsonAP

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from rpdi.metrics.closed_forms import scaled_exp_gains
+from rpdi.metrics.measures.kernels import scaled_exp_gains
 from rpdi.usermodels.base import Branch, BrowsingModel
 
 

@@ -19,7 +19,7 @@ import importlib.util
 import os
 import re
 
-from rpdi.metrics.measures import MeasureSpec, Param, parse_declared
+from rpdi.metrics.measures.registry import MeasureSpec, Param, parse_declared
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels.base import BrowsingModel
 
