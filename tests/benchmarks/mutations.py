@@ -56,7 +56,7 @@ MUTATIONS = {
         ("rng.exponential(model.halflife / np.log(2), users)", "rng.exponential(model.halflife, users)")]),
     "tbg-model-skims-snippets": ("usermodels/tbg.py", [
         ("Branch(1 - click, 0.0, True, time=TBG_SUMMARY_TIME)", "Branch(1 - click, 0.0, True, time=0.9 * TBG_SUMMARY_TIME)")]),
-    "tbg-shared-reading-time": ("metrics/closed_forms.py", [
+    "tbg-shared-reading-time": ("metrics/measures/tbg.py", [
         ("return 0.018 * words + 7.8", "return 0.018 * words + 8.7")]),
 }
 
