@@ -13,8 +13,7 @@ NaN; :mod:`metrics.evaluate` reports them as 0 (trec_eval) or null. The examples
 """
 
 # The families register their measures as they are imported: this order is the order of
-# `rpdi measures` (keep it when sorting imports). The measures trec_eval has and rpdi had not are
-# declared and registered, for now, in metrics.closed_forms.
+# `rpdi measures` (keep it when sorting imports).
 from rpdi.metrics.measures import (precision_recall, average_precision, reciprocal_rank, rprec,  # noqa: F401
-                                   satisfaction, dcg, rbp, err, cwl, tbg)
-from rpdi.metrics import closed_forms  # noqa: F401
+                                   satisfaction, dcg, rbp, err, cwl, tbg, counts, bpref, utility, unjudged,
+                                   trec_gain, rbo)
