@@ -14,7 +14,8 @@ import numpy as np
 
 from rpdi.choices import CORRECTIONS, INTERVALS, TESTS
 from rpdi.metrics.evaluate import compute, load_qrels, load_runs
-from rpdi.metrics.measures import Measure, parse_measure
+from rpdi.metrics.measures.registry import Measure
+from rpdi.metrics.names import parse_measure
 from rpdi.metrics.rankings import build_rankings
 from rpdi.metrics.significance import (FIELDS, bootstrap_interval, compare_scores, discriminative_power,
                                        keyed_rng, pairs_of, t_interval)

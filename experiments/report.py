@@ -81,7 +81,7 @@ def _system_agreement(records: list[dict]) -> str:
 
 def _rbp_accuracy(measures: list[str], accuracy: float) -> str:
     """The depth d each RBP-like measure needs for p^d < accuracy (the RBP paper, Section 5)."""
-    from rpdi.metrics.measures import parse_measure
+    from rpdi.metrics.names import parse_measure
 
     rows = []
     for name in measures:
@@ -104,7 +104,7 @@ def _worked_examples(measures: list[str]) -> str:
     1 - p, which is RBP) and the lower and upper bounds (RBP and RBP + residual) of the ranking
     with unjudged documents."""
     from rpdi.metrics.evaluate import rankings_from_grades, score
-    from rpdi.metrics.measures import parse_measure
+    from rpdi.metrics.names import parse_measure
     from rpdi.metrics.view import View
 
     ps = []
@@ -169,7 +169,7 @@ def _parameter_curves(config, records, results) -> list[tuple]:
 def _residual_depths(config, measures, depths, qrels, runs) -> tuple[str, list[tuple]]:
     """Mean lower/upper bounds of the measures with a residual, cut at each depth (Figure 5)."""
     from rpdi.metrics.evaluate import evaluate
-    from rpdi.metrics.measures import parse_measure
+    from rpdi.metrics.names import parse_measure
 
     chosen = [m for m in measures if parse_measure(m).spec.residual and parse_measure(m).cutoff is None]
     if not chosen or not depths:

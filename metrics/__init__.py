@@ -6,7 +6,8 @@ This package knows nothing of users or simulation.
 """
 
 from rpdi.metrics.evaluate import evaluate, load_qrels, load_runs, rankings_from_grades, score
-from rpdi.metrics.measures import MEASURES, Measure, parse_measure
+from rpdi.metrics.measures.registry import MEASURES, Measure
+from rpdi.metrics.names import parse_measure
 from rpdi.metrics.rankings import Rankings, build_rankings
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.trec import Qrels, Run, read_qrels, read_run

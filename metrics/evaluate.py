@@ -9,12 +9,13 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from rpdi.choices import AVERAGES, COMPAT, UNDEFINED
-from rpdi.metrics.measures import (Measure, TrecFamily, TrecLine, parse_measure, trec_eval_selection,
-                                   trec_lines)
+from rpdi.metrics.measures.registry import Measure
+from rpdi.metrics.names import parse_measure
 from rpdi.metrics.rankings import Rankings, build_rankings, truncate
 from rpdi.metrics.rankings import judged_only as judged_only_rankings
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.trec import Qrels, Run, qrels_from_dict, read_qrels, read_run, read_runs, run_from_dict
+from rpdi.metrics.trec_names import TrecFamily, TrecLine, trec_eval_selection, trec_lines
 from rpdi.metrics.view import Score, View
 
 

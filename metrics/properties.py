@@ -181,7 +181,7 @@ def grades_for(measure) -> tuple:
 def closed_form_scorer(measure) -> Scorer:
     """A scorer from a measure's closed form, its cutoff set to each test ranking's depth."""
     from rpdi.metrics.evaluate import compute
-    from rpdi.metrics.measures import parse_measure
+    from rpdi.metrics.names import parse_measure
 
     m = parse_measure(measure) if isinstance(measure, str) else measure
     return lambda rankings, n: compute(rankings, [m.at_depth(n)])[0].value[0]

@@ -11,17 +11,19 @@ import rpdi
 LAYERS = ["choices", "metrics", "usermodels", "simulate", "experiments"]  # bottom first
 
 
-def _imported(tree: ast.AST) -> set[str]:
-    """Every ``rpdi.<name>`` a module imports, at its top or inside a function."""
+def _modules(tree: ast.AST) -> set[str]:
+    """Every module a module imports (absolute imports), at its top or inside a function."""
     found = set()
     for node in ast.walk(tree):
-        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                 else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "rpdi" and len(parts) > 1:
-                found.add(parts[1])
+        found.update([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
     return found
+
+
+def _imported(tree: ast.AST) -> set[str]:
+    """Every ``rpdi.<name>`` a module imports, at its top or inside a function."""
+    parts = [name.split(".") for name in _modules(tree)]
+    return {p[1] for p in parts if p[0] == "rpdi" and len(p) > 1}
 
 
 def test_imports_point_down_only():
@@ -37,7 +39,20 @@ def test_imports_point_down_only():
     assert not upward, upward
 
 
+def test_measure_declarations_do_not_import_trec_eval_names():
+    """Within metrics, the declarations and rpdi's own parser (metrics/measures/) import neither
+    trec_eval's name translation nor the resolver built on both: the translator calls the parser,
+    never the reverse."""
+    root = Path(rpdi.__file__).parent / "metrics" / "measures"
+    paths = sorted(root.rglob("*.py"))
+    assert len(paths) > 10, paths  # the registry, the kernels and the families were found
+    above = {"rpdi.metrics.trec_names", "rpdi.metrics.names", "rpdi.metrics.evaluate"}
+    found = [f"{p.name} imports {m}" for p in paths for m in _modules(ast.parse(p.read_text())) if m in above]
+    assert not found, found
+
+
 def test_an_upward_import_is_seen():
     """The check itself can fail: a metrics module importing the simulator is caught."""
     tree = ast.parse("def f():\n    from rpdi.simulate import check\nimport rpdi.metrics.trec\n")
     assert _imported(tree) == {"simulate", "metrics"}
+    assert "rpdi.metrics.trec" in _modules(tree)

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from rpdi.experiments.cli import main as rpdi_main
 from rpdi.metrics import build_rankings, load_qrels, load_runs, parse_measure
-from rpdi.metrics.closed_forms import CWL_DEPTH
+from rpdi.metrics.measures.cwl import CWL_DEPTH
 from rpdi.metrics.evaluate import compute, rankings_from_grades
 from rpdi.metrics.rankings import Rankings
 from rpdi.usermodels import AGGREGATIONS, MODELS, BrowsingModel, exact, model_for
@@ -264,7 +264,7 @@ def test_tbg_model_is_the_expected_discount_not_the_discount_of_expected_time(na
     E[G] = sum_k 0.64 x 0.77 b_k E[exp(-lambda T_k)]. The closed form (Smucker & Clarke) uses
     exp(-lambda E[T_k]) instead: by Jensen's inequality it is never larger, and equal only when
     no relevant document stands below rank 1. A finding of the model, not a bug."""
-    from rpdi.metrics.closed_forms import TBG_CLICK, TBG_SAVE, TBG_SUMMARY_TIME, tbg_document_time
+    from rpdi.metrics.measures.tbg import TBG_CLICK, TBG_SAVE, TBG_SUMMARY_TIME, tbg_document_time
     from rpdi.metrics.view import View
 
     _, _, rankings = big_collection

@@ -189,7 +189,7 @@ def test_simulate_exit_status(tmp_path, capsys, monkeypatch):
 def test_a_slip_in_a_helper_shared_by_closed_form_and_model_is_caught(monkeypatch):
     """The log discount is shared by SDCG's and nDCG's closed forms and their user: a slip there
     moves both, so closed form and exact still agree; the plain rank-by-rank formula does not."""
-    from rpdi.metrics import closed_forms
+    from rpdi.metrics.measures import kernels
     from rpdi.usermodels import logdiscount
 
     qrels, runs = _identical_topics(2)
@@ -197,7 +197,7 @@ def test_a_slip_in_a_helper_shared_by_closed_form_and_model_is_caught(monkeypatc
     for m in measures:
         assert check.simulate(qrels, runs, [m], users=0, with_verdict=True)[1]["status"] == 0
     slip = lambda rank, b=None: 1.0 / np.log2(np.asarray(rank, dtype=float) + 2)  # noqa: E731
-    monkeypatch.setattr(closed_forms, "discount", slip)
+    monkeypatch.setattr(kernels, "discount", slip)
     monkeypatch.setattr(logdiscount, "discount", slip)
     for m in measures:
         _, v = check.simulate(qrels, runs, [m], users=0, with_verdict=True)
@@ -208,12 +208,12 @@ def test_a_slip_in_tbg_s_shared_reading_time_is_caught(monkeypatch):
     """TBG's closed form and its user share the document reading time: a slip there moves both
     alike, but neither the plain rank-by-rank closed form nor the declared formula of the
     model's exact value, both written with the paper's constants."""
-    from rpdi.metrics import closed_forms
+    from rpdi.metrics.measures import tbg as tbg_measure
     from rpdi.usermodels import tbg
 
     qrels, runs = _identical_topics(2)
     slip = lambda words: 0.018 * words + 78.0  # noqa: E731  (7.8 s)
-    monkeypatch.setattr(closed_forms, "tbg_document_time", slip)
+    monkeypatch.setattr(tbg_measure, "tbg_document_time", slip)
     monkeypatch.setattr(tbg, "tbg_document_time", slip)
     _, v = check.simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
     assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"oracle", "closed_vs_exact"}, check.describe(v)

@@ -6,7 +6,7 @@
 """
 
 from rpdi.choices import CONVENTIONS
-from rpdi.metrics.measures import parse_measure
+from rpdi.metrics.names import parse_measure
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels.ap import RobertsonAP
 from rpdi.usermodels.base import At, Branch, BrowsingModel, geometric

@@ -18,7 +18,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from rpdi.metrics.measures import MEASURES, Measure, MeasureSpec, Param, parse_measure
+from rpdi.metrics.measures.registry import MEASURES, Measure, MeasureSpec, Param
+from rpdi.metrics.names import parse_measure
 from rpdi.metrics.view import View
 
 
@@ -63,7 +64,7 @@ class BrowsingModel:
     probability exp(-t ln 2 / halflife)).
 
     ``rule`` (the browsing rule in one sentence) and ``citation`` are stated once, in the
-    measure's declaration (:data:`metrics.measures.MEASURES`), and read from there; a model of
+    measure's declaration (:data:`metrics.measures.registry.MEASURES`), and read from there; a model of
     one's own, whose measure is not declared, states them itself.
     """
 

@@ -1,7 +1,7 @@
 """The C/W/L users of INST, INSQ and the NERR family (Eqs. 8-11).
 
 Each reads on from rank i with a continuation probability C_i that may depend on the gain met
-so far (:func:`metrics.closed_forms.cwl_continuation`), accrues every document's gain
+so far (:func:`metrics.measures.cwl.cwl_continuation`), accrues every document's gain
 r_i = grade/max_rel, and is scored by the expected rate of gain E[G]/E[N] (C/W/L's EU). As in
 cwl_eval, a user still reading at rank 1000 stops there (its weights are renormalised over
 1000 ranks).
@@ -9,7 +9,7 @@ cwl_eval, a user still reading at rank 1000 stops there (its weights are renorma
 Example (NERR8@10, gains 0.5, 1): C_1 = 0.5, C_2 = 0: E[G] = 0.5 + 0.5, E[N] = 1.5: 0.6667.
 """
 
-from rpdi.metrics.closed_forms import CWL_DEPTH, cwl_continuation
+from rpdi.metrics.measures.cwl import CWL_DEPTH, cwl_continuation
 from rpdi.usermodels.base import BrowsingModel, geometric
 
 

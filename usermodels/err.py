@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from rpdi.metrics.closed_forms import scaled_exp_gains
+from rpdi.metrics.measures.kernels import scaled_exp_gains
 from rpdi.usermodels.base import Branch, BrowsingModel
 
 
@@ -21,7 +21,7 @@ class ERR(BrowsingModel):
     aggregation = "mean_rate"
 
     def gains(self, grade, view):
-        return scaled_exp_gains(np.minimum(grade, self.max_rel), self.max_rel)  # as metrics.closed_forms.err
+        return scaled_exp_gains(np.minimum(grade, self.max_rel), self.max_rel)  # as metrics.measures.err.err
 
     def step(self, state, at):
         return [Branch(at.gain, 1.0, False), Branch(1 - at.gain, 0.0, self.before_cutoff(at.rank))]

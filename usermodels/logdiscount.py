@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from rpdi.metrics.closed_forms import EXP_TOP, discount, scaled_exp_gains
+from rpdi.metrics.measures.kernels import EXP_TOP, discount, scaled_exp_gains
 from rpdi.usermodels.base import BrowsingModel, geometric
 
 

@@ -27,8 +27,8 @@ import os
 import re
 from dataclasses import replace
 
+from rpdi.metrics.measures.registry import parse_declared
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.measures import parse_measure
 from rpdi.usermodels.base import BrowsingModel
 from rpdi.usermodels.exact import ExactValue
 
@@ -86,7 +86,7 @@ def load_plugin(text: str, base: str | None = None) -> BrowsingModel:
     except InputError as exc:
         raise InputError(f"measure {text!r}: {exc}") from None
     spec = replace(cls.declaration(), compute=ExactValue(cls, text))
-    measure = parse_measure(name + rest, {name: spec})
+    measure = parse_declared(name + rest, {name: spec})
     return cls(type(measure)(text, spec, measure.params, measure.cutoff))
 
 

@@ -22,7 +22,7 @@ import functools
 
 from rpdi.metrics import evaluate as metrics_evaluate
 from rpdi.metrics import score as metrics_score
-from rpdi.metrics.measures import Measure
+from rpdi.metrics.measures.registry import Measure
 from rpdi.usermodels.base import BrowsingModel
 from rpdi.usermodels.plugin import is_plugin, load_plugin
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from rpdi.metrics.closed_forms import TBG_CLICK, TBG_SAVE, TBG_SUMMARY_TIME, tbg_document_time
+from rpdi.metrics.measures.tbg import TBG_CLICK, TBG_SAVE, TBG_SUMMARY_TIME, tbg_document_time
 from rpdi.usermodels.base import Branch, BrowsingModel
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from rpdi.metrics import MEASURES
-from rpdi.metrics.measures import TREC_FAMILIES
+from rpdi.metrics.trec_names import TREC_FAMILIES
 
 
 def run(args) -> str:
     lines = []
     for spec in MEASURES.values():
         cutoff = {"required": "@k", "optional": "[@k]", "none": ""}[spec.cutoff]
-        lines.append(f"{spec.describe()}{cutoff}\n    {spec.formula}\n    user: {spec.user_model}\n"
+        lines.append(f"{spec.name_with_defaults()}{cutoff}\n    {spec.formula}\n    user: {spec.user_model}\n"
                      f"    ref:  {spec.citation}")
     lines.append("trec_eval 10.0 names (aliases, with trec_eval's parameters, e.g. P_10, P.5,10, "
                  "ndcg.1=3,2=9; all_trec, official): " + ", ".join(TREC_FAMILIES))

@@ -7,7 +7,7 @@ from rpdi.usermodels import MODELS
 
 
 def run(args) -> str:
-    lines = [f"{MEASURES[name].describe()}  [{cls.aggregation}]\n    user: {cls.rule}\n    ref:  {cls.citation}"
+    lines = [f"{MEASURES[name].name_with_defaults()}  [{cls.aggregation}]\n    user: {cls.rule}\n    ref:  {cls.citation}"
              for name, cls in MODELS.items()]
     closed_only = [name for name, spec in MEASURES.items() if not spec.model]
     lines.append("no browsing model (closed form only, `rpdi eval`): " + ", ".join(closed_only))

@@ -37,11 +37,11 @@ MUTATIONS = {
     "err-satisfaction-g/gmax": ("usermodels/err.py", [
         ("return scaled_exp_gains(np.minimum(grade, self.max_rel), self.max_rel)",
          "return np.minimum(grade, self.max_rel) / self.max_rel")]),
-    "err-shared-gain-slip": ("metrics/closed_forms.py", [
+    "err-shared-gain-slip": ("metrics/measures/kernels.py", [
         ("return np.exp2(grade - shift) - np.exp2(-shift)", "return np.exp2(grade - shift - 1) - np.exp2(-shift - 1)")]),
     "p@k-reads-k+1": ("usermodels/precision.py", [
         ("self.before_cutoff(at.rank)", "self.before_cutoff(at.rank - 1)")]),
-    "shared-discount-slip": ("metrics/closed_forms.py", [
+    "shared-discount-slip": ("metrics/measures/kernels.py", [
         ("        return 1.0 / np.log2(i + 1)", "        return 1.0 / np.log2(i + 2)")]),
     "inst-slip": ("usermodels/cwl.py", [
         ("at.rank, at.gain, at.seen,", "at.rank, at.gain, at.seen - at.gain,")]),
@@ -60,7 +60,7 @@ MUTATIONS = {
         ("rng.exponential(model.halflife / np.log(2), users)", "rng.exponential(model.halflife, users)")]),
     "tbg-model-skims-snippets": ("usermodels/tbg.py", [
         ("Branch(1 - click, 0.0, True, time=TBG_SUMMARY_TIME)", "Branch(1 - click, 0.0, True, time=0.9 * TBG_SUMMARY_TIME)")]),
-    "tbg-shared-reading-time": ("metrics/closed_forms.py", [
+    "tbg-shared-reading-time": ("metrics/measures/tbg.py", [
         ("return 0.018 * words + 7.8", "return 0.018 * words + 8.7")]),
 }
 
