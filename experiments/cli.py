@@ -244,8 +244,9 @@ def _refuse_models_of_ones_own(measures) -> None:
 def _cmd_simulate(args) -> str:
     from rpdi.experiments.report import Summary
     from rpdi.metrics.errors import InputError
-    from rpdi.simulate.check import describe, simulate
+    from rpdi.simulate.api import simulate
     from rpdi.simulate.settings import check_settings
+    from rpdi.simulate.verdict_text import describe
     from rpdi.usermodels import model_for
 
     check_settings(dict(users=args.users, seed=args.seed, target_stderr=args.target_stderr,
@@ -268,7 +269,7 @@ def _cmd_simulate(args) -> str:
     else:  # keep stdout machine-readable
         sys.stderr.write(lines)
     text = Summary(text)
-    text.verdict, text.status = verdict, verdict["status"]
+    text.verdict, text.status = verdict, verdict.status
     return text
 
 

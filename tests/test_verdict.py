@@ -1,4 +1,4 @@
-"""The three-way verdict (simulate/check.py): each part has a test that fails when it breaks.
+"""The three-way verdict (simulate/verdict.py and the modules it rests on): each part has a test that fails when it breaks.
 
 - Holm's step-down against a plain re-implementation from its definition, and the verdict's use
   of it: a planted stochastic disagreement must be caught, a family of chance z-scores not;
@@ -26,7 +26,12 @@ from rpdi.experiments.cli import main as rpdi_main
 from rpdi.experiments.synthetic import synthetic_collection
 from rpdi.metrics.evaluate import rankings_from_grades, score
 from rpdi.metrics.view import View
-from rpdi.simulate import check
+from rpdi.simulate import confirm, three_way
+from rpdi.simulate.api import simulate
+from rpdi.simulate.cells import Mean
+from rpdi.simulate.exact_checks import closed_vs_exact
+from rpdi.simulate.verdict import verdict
+from rpdi.simulate.verdict_text import describe
 from rpdi.simulate.ranking import rankings_for, stream
 from rpdi.simulate.stats import bennett_p, bennett_tail, holm
 from rpdi.usermodels import exact, model_for
@@ -57,21 +62,21 @@ def test_holm_matches_its_definition():
 
 
 def _cells(zs):
-    return [{"kind": "mean", "run": "r", "topic": str(i), "measure": "RBP(p=0.8)", "engine": "vector",
-             "estimate": 0.5, "exact": 0.5, "z": float(z), "users": 1000} for i, z in enumerate(zs)]
+    return [Mean(run="r", topic=str(i), measure="RBP(p=0.8)", engine="vector", estimate=0.5, exact=0.5, z=float(z),
+                 users=1000) for i, z in enumerate(zs)]
 
 
 def test_verdict_rejects_a_planted_disagreement_and_only_it():
     zs = np.random.default_rng(3).normal(size=200)
-    calm = check.verdict(_cells(zs), 0.01, confirm=lambda c: 0.5)
-    assert calm["status"] == 0 and not calm["failures"]
+    calm = verdict(_cells(zs), 0.01, confirm=lambda c: 0.5)
+    assert calm.status == 0 and not calm.failures
     zs[17] = 9.0  # one cell far off, confirmed on the independent stream
-    v = check.verdict(_cells(zs), 0.01, confirm=lambda c: 1e-9 if c["topic"] == "17" else 0.5)
-    assert v["status"] == 1 and [c["topic"] for c in v["failures"]] == ["17"]
+    v = verdict(_cells(zs), 0.01, confirm=lambda c: 1e-9 if c.topic == "17" else 0.5)
+    assert v.status == 1 and [c.topic for c in v.failures] == ["17"]
     # screened but not confirmed: marginal, not a disagreement, and it says what would settle it
-    v = check.verdict(_cells(zs), 0.01, confirm=lambda c: 0.3)
-    assert v["status"] == 0 and [c["topic"] for c in v["marginal"]] == ["17"]
-    assert "more users" in "\n".join(check.describe(v))
+    v = verdict(_cells(zs), 0.01, confirm=lambda c: 0.3)
+    assert v.status == 0 and [c.topic for c in v.marginal] == ["17"]
+    assert "more users" in "\n".join(describe(v))
 
 
 def _row(model, rankings, horizon=None):
@@ -84,22 +89,22 @@ def test_declared_differences_are_checked_not_exempted():
     tbg = model_for("TBG")
     closed, e = score("TBG", grades), float(exact(tbg, rankings).value[0, 0])
     assert e - closed > 1e-4  # the random reading times give more than the closed form (Jensen) ...
-    assert check.closed_vs_exact(tbg, closed, e, _row(tbg, rankings))[0]  # ... exactly the declared formula
-    assert not check.closed_vs_exact(tbg, closed, e * 1.001, _row(tbg, rankings))[0]  # above closed, yet wrong
-    assert not check.closed_vs_exact(tbg, closed, closed, _row(tbg, rankings))[0]
+    assert closed_vs_exact(tbg, closed, e, _row(tbg, rankings))[0]  # ... exactly the declared formula
+    assert not closed_vs_exact(tbg, closed, e * 1.001, _row(tbg, rankings))[0]  # above closed, yet wrong
+    assert not closed_vs_exact(tbg, closed, closed, _row(tbg, rankings))[0]
     model = model_for("RBP(p=0.99)")
     closed = score("RBP(p=0.99)", grades)
     e = float(exact(model, rankings, horizon=300).value[0, 0])  # users stop at rank 300
     assert abs(e - closed) > 1e-3  # the horizon's factor 1/(1 - p^H) is visible here ...
-    assert check.closed_vs_exact(model, closed, e, _row(model, rankings, 300))[0]  # ... and declared
-    assert not check.closed_vs_exact(model, closed, e * (1 + 1e-8), _row(model, rankings, 300))[0]
+    assert closed_vs_exact(model, closed, e, _row(model, rankings, 300))[0]  # ... and declared
+    assert not closed_vs_exact(model, closed, e * (1 + 1e-8), _row(model, rankings, 300))[0]
     # an undeclared difference: RBP's closed form with p^i for p^(i-1)
     p, b = 0.8, np.array([1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0], float)
     off_by_one = (1 - p) * (b * p ** np.arange(1, 21)).sum()
     rbp = model_for("RBP(p=0.8)")
     good = float(exact(rbp, rankings).value[0, 0])
-    assert check.closed_vs_exact(rbp, (1 - p) * (b * p ** np.arange(20)).sum(), good, _row(rbp, rankings))[0]
-    assert not check.closed_vs_exact(rbp, off_by_one, good, _row(rbp, rankings))[0]
+    assert closed_vs_exact(rbp, (1 - p) * (b * p ** np.arange(20)).sum(), good, _row(rbp, rankings))[0]
+    assert not closed_vs_exact(rbp, off_by_one, good, _row(rbp, rankings))[0]
 
 
 def test_a_tbg_model_slip_the_jensen_direction_allowed_is_caught(monkeypatch):
@@ -109,11 +114,11 @@ def test_a_tbg_model_slip_the_jensen_direction_allowed_is_caught(monkeypatch):
     from rpdi.usermodels import tbg
 
     qrels, runs = _identical_topics(2)
-    assert check.simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)[1]["status"] == 0
+    assert simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)[1].status == 0
     monkeypatch.setattr(tbg, "TBG_SUMMARY_TIME", 4.0)  # the paper's 4.4 s, in the model only
-    _, v = check.simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
-    assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"closed_vs_exact"}, check.describe(v)
-    assert all(c["exact"] > c["closed_form"] for c in v["failures"])
+    _, v = simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
+    assert v.status == 1 and {c.kind for c in v.failures} == {"closed_vs_exact"}, describe(v)
+    assert all(c.exact > c.closed_form for c in v.failures)
 
 
 def _identical_topics(topics: int, runs: int = 1):
@@ -125,7 +130,7 @@ def _identical_topics(topics: int, runs: int = 1):
 
 def test_streams_are_keyed_by_topic():
     qrels, runs = _identical_topics(3)
-    records = check.simulate(qrels, runs, ["RBP(p=0.8)"], users=2000, seed=5, per_topic=True)
+    records = simulate(qrels, runs, ["RBP(p=0.8)"], users=2000, seed=5, per_topic=True)
     estimates = [r["estimate"] for r in records if r["topic"] != "all"]
     assert len(set(estimates)) == 3, estimates  # the same ranking, three topics, three samples
     assert stream(5, "sys0", "q0", "m").entropy != stream(5, "sys0", "q1", "m").entropy
@@ -134,42 +139,44 @@ def test_streams_are_keyed_by_topic():
 def test_a_stream_shared_by_topics_is_caught(monkeypatch):
     qrels, runs = _identical_topics(40, runs=4)
     measures = ["RBP(p=0.8)", "AP"]
-    _, v = check.simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
-    assert v["status"] == 0, check.describe(v)
-    keyed = check.stream
-    monkeypatch.setattr(check, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
-    _, v = check.simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
-    means = [c for c in v["failures"] if c["kind"] == "mean"]  # the statistical test sees it here
-    assert v["status"] == 1 and means and {c["topic"] for c in means} == {"all"}, check.describe(v)
+    _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
+    assert v.status == 0, describe(v)
+    keyed = three_way.stream
+    for module in (three_way, confirm):  # both stages
+        monkeypatch.setattr(module, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
+    _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
+    means = [c for c in v.failures if c.kind == "mean"]  # the statistical test sees it here
+    assert v.status == 1 and means and {c.topic for c in means} == {"all"}, describe(v)
 
 
 def test_a_stream_shared_by_unlike_topics_is_caught_by_the_streams_check(monkeypatch):
     """Where the topics' rankings differ, the mean over topics barely moves when they share a
     stream (issue 11's planted bug on the default job): the deterministic streams check names it."""
     qrels, runs = synthetic_collection(topics=8, runs=2, depth=30, seed=3)
-    _, v = check.simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
-    assert v["status"] == 0 and v["counts"]["streams"] == 1, check.describe(v)
-    keyed = check.stream
-    monkeypatch.setattr(check, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
-    _, v = check.simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
-    streams = [c for c in v["failures"] if c["kind"] == "streams"]
-    assert v["status"] == 1 and len(streams) == 1 and len(streams[0]["shared"]) == 2 * 7, check.describe(v)
-    assert "not keyed by the task" in "\n".join(check.describe(v))
+    _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
+    assert v.status == 0 and v.counts["streams"] == 1, describe(v)
+    keyed = three_way.stream
+    for module in (three_way, confirm):  # both stages
+        monkeypatch.setattr(module, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
+    _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
+    streams = [c for c in v.failures if c.kind == "streams"]
+    assert v.status == 1 and len(streams) == 1 and len(streams[0].shared) == 2 * 7, describe(v)
+    assert "not keyed by the task" in "\n".join(describe(v))
 
 
 def test_model_variance_too_large_is_caught(monkeypatch):
     qrels, runs = _identical_topics(10)
-    _, v = check.simulate(qrels, runs, ["RR", "RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
-    assert v["status"] == 0, check.describe(v)
+    _, v = simulate(qrels, runs, ["RR", "RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
+    assert v.status == 0, describe(v)
 
     def inflated(*args, **kwargs):
         ex = exact(*args, **kwargs)
         ex.variance = {k: 4 * x for k, x in ex.variance.items()}
         return ex
 
-    monkeypatch.setattr(check, "exact", inflated)
-    _, v = check.simulate(qrels, runs, ["RR", "RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
-    assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"variance"}, check.describe(v)
+    monkeypatch.setattr(three_way, "exact", inflated)
+    _, v = simulate(qrels, runs, ["RR", "RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
+    assert v.status == 1 and {c.kind for c in v.failures} == {"variance"}, describe(v)
 
 
 def test_rare_event_is_not_a_false_alarm():
@@ -178,9 +185,9 @@ def test_rare_event_is_not_a_false_alarm():
     confirmation on an independent stream, with Bennett's bound, does not confirm them."""
     qrels = {f"t{i}": {"rel": 1} for i in range(100)}
     run = {f"t{i}": {**{f"d{j}": 100.0 - j for j in range(1, 20)}, "rel": 80.0} for i in range(100)}
-    _, v = check.simulate(qrels, {"r": run}, ["RBP(p=0.5)"], users=5000, seed=2, with_verdict=True)
-    assert v["counts"]["screened"] >= 1 and max(abs(c["z"]) for c in v["marginal"]) > 8
-    assert v["status"] == 0
+    _, v = simulate(qrels, {"r": run}, ["RBP(p=0.5)"], users=5000, seed=2, with_verdict=True)
+    assert v.counts["screened"] >= 1 and max(abs(c.z) for c in v.marginal) > 8
+    assert v.status == 0
 
 
 def test_bennett_bounds_binomial_tails():
@@ -224,13 +231,13 @@ def test_a_slip_in_a_helper_shared_by_closed_form_and_model_is_caught(monkeypatc
     qrels, runs = _identical_topics(2)
     measures = ["SDCG@5", "nDCG@5", "nDCG(dcg='exp-log2')"]
     for m in measures:
-        assert check.simulate(qrels, runs, [m], users=0, with_verdict=True)[1]["status"] == 0
+        assert simulate(qrels, runs, [m], users=0, with_verdict=True)[1].status == 0
     slip = lambda rank, b=None: 1.0 / np.log2(np.asarray(rank, dtype=float) + 2)  # noqa: E731
     monkeypatch.setattr(closed_forms, "discount", slip)
     monkeypatch.setattr(logdiscount, "discount", slip)
     for m in measures:
-        _, v = check.simulate(qrels, runs, [m], users=0, with_verdict=True)
-        assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"oracle"}, (m, check.describe(v))
+        _, v = simulate(qrels, runs, [m], users=0, with_verdict=True)
+        assert v.status == 1 and {c.kind for c in v.failures} == {"oracle"}, (m, describe(v))
 
 
 def test_a_slip_in_tbg_s_shared_reading_time_is_caught(monkeypatch):
@@ -244,8 +251,8 @@ def test_a_slip_in_tbg_s_shared_reading_time_is_caught(monkeypatch):
     slip = lambda words: 0.018 * words + 78.0  # noqa: E731  (7.8 s)
     monkeypatch.setattr(closed_forms, "tbg_document_time", slip)
     monkeypatch.setattr(tbg, "tbg_document_time", slip)
-    _, v = check.simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
-    assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"oracle", "closed_vs_exact"}, check.describe(v)
+    _, v = simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
+    assert v.status == 1 and {c.kind for c in v.failures} == {"oracle", "closed_vs_exact"}, describe(v)
 
 
 def test_every_planted_bug_of_the_mutation_benchmark_still_applies():

@@ -20,6 +20,15 @@ class ERR(BrowsingModel):
     measure_name = "ERR"
     aggregation = "mean_rate"
 
+    def oracle(self, ranking, grades, ideal) -> float:
+        """ERR@k = sum_{i<=k} (1/i) R_i prod_{j<i} (1 - R_j), R_i = (2^min(g_i, max) - 1) / 2^max
+        for grades g_i (Chapelle, Metzler, Zhang & Grinspan 2009), rank by rank."""
+        total, reach = 0.0, 1.0
+        for i, g in enumerate(np.nan_to_num(grades[:self.k]), start=1):
+            r = (2.0 ** min(float(g), self.max_rel) - 1.0) / 2.0 ** self.max_rel
+            total, reach = total + reach * r / i, reach * (1.0 - r)
+        return total
+
     def gains(self, grade, view):
         return scaled_exp_gains(np.minimum(grade, self.max_rel), self.max_rel)  # as metrics.closed_forms.err
 
