@@ -75,6 +75,20 @@ class Streams(Exact):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Defined(Exact):
+    """A run's rankings where the closed form is defined (``closed``) and where the model's exact
+    value is defined too (``both``): a model undefined on all of them is a slip, not fewer checks."""
+
+    kind: ClassVar[str] = "defined"
+    closed: int
+    both: int
+
+    def text(self) -> str:
+        return (f"{self.where()}: the model is undefined on all {self.closed} rankings where its closed "
+                f"form is defined")
+
+
+@dataclass(frozen=True, kw_only=True)
 class Oracle(Exact):
     kind: ClassVar[str] = "oracle"
     closed_form: float
@@ -150,7 +164,7 @@ class Variance(Stochastic):
                 f"{self.sample:.6g}, model {self.model:.6g}, z {self.z:.2f}, {self._p()}")
 
 
-KINDS: dict[str, type[Cell]] = {cls.kind: cls for cls in (Reading, Streams, Oracle, ClosedVsExact, ZeroVariance,
+KINDS: dict[str, type[Cell]] = {cls.kind: cls for cls in (Reading, Streams, Defined, Oracle, ClosedVsExact, ZeroVariance,
                                                            Mean, Variance)}
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from rpdi.metrics.evaluate import compute
 from rpdi.metrics.view import Score, View
 from rpdi.simulate.batch import simulate_rankings
-from rpdi.simulate.cells import Cell, ClosedVsExact, Mean, Variance, ZeroVariance
+from rpdi.simulate.cells import Cell, ClosedVsExact, Defined, Mean, Variance, ZeroVariance
 from rpdi.simulate.exact_checks import closed_vs_exact, oracle_cell, streams_cell
 from rpdi.simulate.progress import progress_bar
 from rpdi.simulate.ranking import rankings_for, stream
@@ -74,7 +74,8 @@ class _ModelCheck:
 
     def run(self, s: int, per_topic: bool) -> tuple[list[dict], list[Cell]]:
         """Run s's records (its topics' with ``per_topic``, then its mean over topics) and cells:
-        each topic's, the mean over topics and the variance test."""
+        each topic's, whether the model is defined where the closed form is, the mean over topics
+        and the variance test."""
         run, text, agg = self.rankings.runs[s], self.model.measure.text, self.model.aggregation
         topic_records, topic_stats, cells = [], [], []
         for t in np.flatnonzero(self.rankings.present[s]):
@@ -83,6 +84,10 @@ class _ModelCheck:
             cells += topic_cells
             if stats is not None:
                 topic_stats.append(stats)
+        closed = [r for r in topic_records if r["closed_form"] is not None]
+        if closed:
+            both = sum(r["exact"] is not None for r in closed)
+            cells.append(Defined(run=run, topic="all", measure=text, closed=len(closed), both=both, ok=both > 0))
         mean_rec = _mean_record(run, text, agg, topic_records)
         ident = {"run": run, "topic": "all", "measure": text, "engine": self.engine}
         if mean_rec["z"] is not None and len(topic_records) > 1:

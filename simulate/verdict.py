@@ -17,12 +17,12 @@ from typing import Callable
 
 import numpy as np
 
-from rpdi.simulate.cells import Cell, ClosedVsExact, Exact, Mean, Oracle, Reading, Stochastic, Streams, Variance, \
+from rpdi.simulate.cells import Cell, ClosedVsExact, Defined, Exact, Mean, Oracle, Reading, Stochastic, Streams, Variance, \
     ZeroVariance
 from rpdi.simulate.stats import holm, p_values
 
 ALPHA = 0.01  # family-wise error rate of the stochastic comparisons
-COUNTED = (Reading, Streams, Oracle, ClosedVsExact, ZeroVariance, Mean, Variance)  # in this order
+COUNTED = (Reading, Streams, Defined, Oracle, ClosedVsExact, ZeroVariance, Mean, Variance)  # in this order
 
 
 @dataclass(frozen=True)

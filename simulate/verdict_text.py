@@ -9,7 +9,8 @@ def describe(v: Verdict) -> list[str]:
     """The verdict as lines for a terminal: the decision, then each failing and marginal cell."""
     c = v.counts
     lines = [f"verdict: {'AGREE' if v.status == 0 else 'DISAGREE'} (exit {v.status}): "
-             f"{c['reading']} ranking-order, {c['streams']} stream-independence, {c['oracle']} naive-formula, "
+             f"{c['reading']} ranking-order, {c['streams']} stream-independence, {c['defined']} model-defined, "
+             f"{c['oracle']} naive-formula, "
              f"{c['closed_vs_exact']} closed-vs-exact and {c['zero_variance']} zero-variance exact checks; "
              f"{c['mean']} mean and {c['variance']} variance tests in one family at family-wise error rate "
              f"alpha = {v.alpha:g} ({c['screened']} screened out by Holm on z, each re-tested on an "

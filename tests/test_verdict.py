@@ -179,6 +179,24 @@ def test_model_variance_too_large_is_caught(monkeypatch):
     assert v.status == 1 and {c.kind for c in v.failures} == {"variance"}, describe(v)
 
 
+def test_a_model_undefined_wherever_its_closed_form_is_defined_fails(monkeypatch):
+    """A slip that leaves the exact values undefined everywhere used to remove the model's checks
+    (fewer checks, AGREE); now each run's "defined" cell fails."""
+    qrels, runs = _identical_topics(3, runs=2)
+    _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=200, seed=1, with_verdict=True)
+    assert v.status == 0 and v.counts["defined"] == 2, describe(v)
+
+    def undefined(*args, **kwargs):
+        ex = exact(*args, **kwargs)
+        ex.values = {k: np.full_like(x, np.nan) for k, x in ex.values.items()}
+        return ex
+
+    monkeypatch.setattr(three_way, "exact", undefined)
+    _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=200, seed=1, with_verdict=True)
+    assert v.status == 1 and [c.kind for c in v.failures] == ["defined", "defined"], describe(v)
+    assert "undefined on all 3 rankings" in "\n".join(describe(v))
+
+
 def test_rare_event_is_not_a_false_alarm():
     """Issue 11: RBP(p=0.5), each topic's only relevant document at rank 20, 5000 users: the
     first stage screens out the topics where a user reached rank 20 (|z| ~ 10); the

@@ -58,6 +58,8 @@ MUTATIONS = {
         ("Branch(1 - click, 0.0, True, time=TBG_SUMMARY_TIME)", "Branch(1 - click, 0.0, True, time=0.9 * TBG_SUMMARY_TIME)")]),
     "tbg-shared-reading-time": ("metrics/closed_forms.py", [
         ("return 0.018 * words + 7.8", "return 0.018 * words + 8.7")]),
+    "exact-undefined-everywhere": ("usermodels/exact.py", [
+        ("defined = mass.sum(-1) > 0", "defined = mass.sum(-1) < 0")]),
 }
 
 
