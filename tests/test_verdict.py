@@ -258,6 +258,48 @@ def test_a_slip_in_a_helper_shared_by_closed_form_and_model_is_caught(monkeypatc
         assert v.status == 1 and {c.kind for c in v.failures} == {"oracle"}, (m, describe(v))
 
 
+def test_a_slip_in_the_c_w_l_continuation_shared_by_closed_form_and_model_is_caught(monkeypatch):
+    """INSQ's and NERR11's closed forms and users share cwl_continuation: a slip there (2T read
+    as 2T + 1) moves both alike; their plain rank-by-rank formulas do not."""
+    from rpdi.metrics import closed_forms
+    from rpdi.usermodels import cwl
+
+    grades = [1, 0, 1, 0, 0, 2, 0, 1]  # r_1 = 0.5: NERR11's user may read past rank 1
+    qrels = {"q": {f"d{i}": g for i, g in enumerate(grades) if g}}
+    runs = {"sys": {"q": {f"d{i}": 10.0 - i for i in range(len(grades))}}}
+    measures = ["INSQ", "NERR11", "INST"]
+    for m in measures:
+        assert simulate(qrels, runs, [m], users=0, with_verdict=True)[1].status == 0
+    right = closed_forms.cwl_continuation
+
+    def slip(name, i, g, seen, T=3.0, **kwargs):
+        return right(name, i, g, seen, T=T + 0.5 if name in ("INSQ", "NERR11") else T, **kwargs)
+
+    monkeypatch.setattr(closed_forms, "cwl_continuation", slip)
+    monkeypatch.setattr(cwl, "cwl_continuation", slip)
+    for m in measures[:2]:
+        _, v = simulate(qrels, runs, [m], users=0, with_verdict=True)
+        assert v.status == 1 and {c.kind for c in v.failures} == {"oracle"}, (m, describe(v))
+    assert simulate(qrels, runs, ["INST"], users=0, with_verdict=True)[1].status == 0
+
+
+def test_a_wrong_default_of_err_s_max_rel_is_caught(monkeypatch):
+    """ERR's default max_rel (4, the paper's grades 0-4) is read by closed form and model alike
+    from the measure's declaration: a wrong default there moves both; the oracle's own does not."""
+    import dataclasses
+
+    from rpdi.metrics import measures as declarations
+
+    qrels, runs = _identical_topics(2)
+    assert simulate(qrels, runs, ["ERR@10", "ERR(max_rel=3)@10"], users=0, with_verdict=True)[1].status == 0
+    spec = declarations.MEASURES["ERR"]
+    wrong = dataclasses.replace(spec, params=tuple(dataclasses.replace(p, default=3.0) for p in spec.params))
+    monkeypatch.setitem(declarations.MEASURES, "ERR", wrong)
+    _, v = simulate(qrels, runs, ["ERR@10"], users=0, with_verdict=True)
+    assert v.status == 1 and {c.kind for c in v.failures} == {"oracle"}, describe(v)
+    assert simulate(qrels, runs, ["ERR(max_rel=3)@10"], users=0, with_verdict=True)[1].status == 0
+
+
 def test_a_slip_in_tbg_s_shared_reading_time_is_caught(monkeypatch):
     """TBG's closed form and its user share the document reading time: a slip there moves both
     alike, but neither the plain rank-by-rank closed form nor the declared formula of the
