@@ -60,6 +60,8 @@ MUTATIONS = {
         ("return 0.018 * words + 7.8", "return 0.018 * words + 8.7")]),
     "exact-undefined-everywhere": ("usermodels/exact.py", [
         ("defined = mass.sum(-1) > 0", "defined = mass.sum(-1) < 0")]),
+    "hit-adds-every-gain": ("usermodels/hit.py", [
+        ("Branch(1.0, np.maximum(at.gain - at.best, 0.0),", "Branch(1.0, at.gain,")]),
 }
 
 
