@@ -164,8 +164,23 @@ class Variance(Stochastic):
                 f"{self.sample:.6g}, model {self.model:.6g}, z {self.z:.2f}, {self._p()}")
 
 
+@dataclass(frozen=True, kw_only=True)
+class Jointly(Cell):
+    """The screened-out cells that no confirmation rejects one by one, rejected together: Fisher's
+    combination of the ``cells`` confirmation p-values has p-value ``p`` (see
+    :func:`simulate.verdict.verdict`)."""
+
+    kind: ClassVar[str] = "jointly"
+    cells: int
+    p: float
+
+    def text(self) -> str:
+        return (f"the {self.cells} cells screened out, none of them confirmed one by one, disagree together: "
+                f"Fisher's combination of their confirmation p-values, p {self.p:.2g}")
+
+
 KINDS: dict[str, type[Cell]] = {cls.kind: cls for cls in (Reading, Streams, Defined, Oracle, ClosedVsExact, ZeroVariance,
-                                                           Mean, Variance)}
+                                                           Mean, Variance, Jointly)}
 
 
 def cell_from_dict(d: dict) -> Cell:

@@ -23,7 +23,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# name -> (file, [(old, new), ...]); every old text must occur exactly once in the file
+# name -> (file, [(old, new), ...]), or a list of such pairs (one bug planted in several files);
+# every old text must occur exactly once in its file
 MUTATIONS = {
     "rbp-continuation-0.99p": ("usermodels/rbp.py", [
         ("return geometric(self.p, at.gain)", "return geometric(0.99 * self.p, at.gain)")]),
@@ -62,7 +63,18 @@ MUTATIONS = {
         ("defined = mass.sum(-1) > 0", "defined = mass.sum(-1) < 0")]),
     "hit-adds-every-gain": ("usermodels/hit.py", [
         ("Branch(1.0, np.maximum(at.gain - at.best, 0.0),", "Branch(1.0, at.gain,")]),
+    "tbg-budget-slip-weak-confirmation": [  # a weak bias that the first stage sees on many rankings, and a
+        ("simulate/vector.py", [  # confirmation bound too conservative to confirm any of them alone
+            ("pick([model.survival(b.time) for b in branches])", "pick([model.survival(0.95 * b.time) for b in branches])")]),
+        ("simulate/confirm.py", [
+            ('return bennett_p(test["d"], test["V"]', 'return bennett_p(0.25 * test["d"], test["V"]')])],
 }
+
+
+def plantings(name: str) -> list[tuple[str, list]]:
+    """The (file, edits) pairs of a mutation."""
+    spec = MUTATIONS[name]
+    return spec if isinstance(spec, list) else [spec]
 
 
 def copy_package(dest: str) -> str:
@@ -128,9 +140,10 @@ def main() -> int:
                 print("the unmutated package does not agree: mutation results would mean nothing")
                 return 1
         for name in names:
-            file, edits = MUTATIONS[name]
             with tempfile.TemporaryDirectory(dir=base) as dest:
-                mutate(copy_package(dest), file, edits)
+                package = copy_package(dest)
+                for file, edits in plantings(name):
+                    mutate(package, file, edits)
                 status, why, seconds = run_default_job(dest, config)
             caught += status == 1
             label = {0: "MISSED", 1: "caught"}.get(status, f"error (exit {status})")
