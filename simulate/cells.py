@@ -165,6 +165,45 @@ class Variance(Stochastic):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Dispersion(Cell):
+    """One run's share of the family's dispersion test (:func:`simulate.sample.dispersion`): over
+    its ``rankings`` whose outcome varies, ``sum_z2`` = sum z_t^2 and ``bound`` >= Var(sum z_t^2)
+    when users are independent, ``slack`` the chance that a bound used fails; ``users`` per ranking."""
+
+    kind: ClassVar[str] = "dispersion"
+    engine: str
+    rankings: int
+    sum_z2: float
+    bound: float
+    slack: float
+    users: int
+
+    def text(self) -> str:
+        return f"{self.where()}, {self.engine} engine: sum of z^2 {self.sum_z2:.6g} over {self.rankings} rankings"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Spread(Stochastic):
+    """The family's dispersion test: the z-scores of every simulated ranking (all runs, measures
+    and engines), whose squares have mean 1 each when users are independent: ``sum_z2`` against
+    ``rankings``, z = (sum_z2 - rankings)/sqrt(bound) (``slack``: the chance that a bound used
+    fails). Users that share random draws leave every
+    mean unbiased but spread the z-scores wider."""
+
+    kind: ClassVar[str] = "spread"
+    rankings: int
+    sum_z2: float
+    bound: float
+    slack: float
+    z: float
+
+    def text(self) -> str:
+        return (f"the z-scores of {self.rankings} simulated rankings are {'over' if self.z > 0 else 'under'}-dispersed: "
+                f"sum of z^2 {self.sum_z2:.6g} against {self.rankings} expected (variance at most {self.bound:.6g}), "
+                f"z {self.z:.2f}, {self._p()}: users' draws are not independent")
+
+
+@dataclass(frozen=True, kw_only=True)
 class Jointly(Cell):
     """The screened-out cells that no confirmation rejects one by one, rejected together: Fisher's
     combination of the ``cells`` confirmation p-values has p-value ``p`` (see
@@ -180,7 +219,7 @@ class Jointly(Cell):
 
 
 KINDS: dict[str, type[Cell]] = {cls.kind: cls for cls in (Reading, Streams, Defined, Oracle, ClosedVsExact, ZeroVariance,
-                                                           Mean, Variance, Jointly)}
+                                                           Mean, Variance, Dispersion, Spread, Jointly)}
 
 
 def cell_from_dict(d: dict) -> Cell:

@@ -8,23 +8,27 @@ first stage's (run, topic, measure): the independence the verdict's error rate r
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from rpdi.metrics.view import View
 from rpdi.simulate.batch import simulate_rankings
-from rpdi.simulate.cells import Stochastic, Variance
+from rpdi.simulate.cells import Dispersion, Stochastic, Variance
 from rpdi.simulate.ranking import rankings_for, stream
-from rpdi.simulate.sample import mean_stats, mean_test, variance_test
+from rpdi.simulate.sample import dispersion, mean_stats, mean_test, variance_test
 from rpdi.simulate.stats import bennett_p
 
 CONFIRM_USERS = 2  # the confirmation stage simulates this many times the first stage's users
 
 
-def confirmation(rankings, model, ex, cell: Stochastic, *, seed: int, convention: str) -> float:
-    """The confirmation p-value of a flagged cell: its rankings simulated again on an
-    independent stream (run, topic, measure and the key ``confirm``) with CONFIRM_USERS
-    times the users per ranking of the first stage, tested with Bennett's bound
-    (:func:`rpdi.simulate.stats.bennett_p`)."""
+def confirmation(rankings, model, ex, cell: Stochastic | Dispersion, *, seed: int,
+                 convention: str) -> float | Dispersion:
+    """The confirmation of a flagged cell: its rankings simulated again on an independent stream
+    (run, topic, measure and the key ``confirm``) with CONFIRM_USERS times the users per ranking
+    of the first stage. For a Mean or Variance cell, the p-value of Bennett's bound
+    (:func:`rpdi.simulate.stats.bennett_p`); for a run's Dispersion cell, the same cell on the
+    new sample (the verdict pools every run's into the family's dispersion test)."""
     s = rankings.runs.index(cell.run)
     present = np.flatnonzero(rankings.present[s])
     if cell.topic != "all":
@@ -35,6 +39,10 @@ def confirmation(rankings, model, ex, cell: Stochastic, *, seed: int, convention
     tasks = [stream(seed, cell.run, str(rankings.topics[t]), model.measure.text, "confirm") for t in present]
     moments = simulate_rankings(model, [rows[s, t] for t in present], users, tasks, cell.engine)
     stats = [mean_stats(mom, model, ex, s, t, rows[s, t]) for t, mom in zip(present, moments)]
+    if isinstance(cell, Dispersion):
+        d = dispersion(stats)
+        return dataclasses.replace(cell, **(d or {"rankings": 0, "sum_z2": 0.0, "bound": 0.0, "slack": 0.0}),
+                                   users=users)
     test = variance_test(stats) if isinstance(cell, Variance) else mean_test(stats)
     if test is None:
         return 1.0

@@ -3,7 +3,8 @@
 :func:`mean_stats` gives what the verdict needs of one ranking's sample (the estimate, its
 standard error under the model, the outcome's deviation, variance and range for Bennett's
 bound); :func:`mean_test` and :func:`variance_test` combine rankings' statistics into the
-deviation, variance bound and ranges that :func:`simulate.stats.bennett_p` tests.
+deviation, variance bound and ranges that :func:`simulate.stats.bennett_p` tests, and
+:func:`dispersion` into the squared z-scores the family's dispersion test pools.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from rpdi.simulate.estimators import Moments
 
 ZERO_VARIANCE = 1e-12  # a model's per-user variance below this (relative) counts as zero
 TRUNCATION = 1e-6  # rate's lower bound: the chance that any user reads past the bound used
+SKEW_LIMIT = 1.0  # the dispersion test sums rankings whose B^2/(n var) is at most this
 
 
 def model_stderr(variance: float, value: float, users: int) -> float | None:
@@ -105,6 +107,24 @@ def variance_test(stats: list[dict]) -> dict | None:
             "low": max(x["var"] / x["users"] for x in rows),
             "slack": sum(x["slack"] for x in rows),
             "sample": float(np.mean([x["msd"] for x in rows])), "model": float(np.mean([x["var"] for x in rows]))}
+
+
+def dispersion(stats: list[dict]) -> dict | None:
+    """The rankings' squared z-scores z_t^2 = dev_t^2 n_t / var_t, each of mean exactly 1 when a
+    ranking's n_t users are independent draws of the model (dev_t is a mean of n_t independent
+    deviations of mean 0 and variance var_t), summed: ``sum_z2`` over ``rankings``. With every
+    user's deviation within B_t = max(up, low), E[z_t^4] <= 3 + K_t, K_t = B_t^2/(n_t var_t), so
+    ``bound`` = sum (2 + K_t) >= Var(sum z_t^2), whatever the outcome's shape (``slack``: the
+    chance that a rate's lower bound fails). Only rankings with K_t <= ``SKEW_LIMIT`` are summed
+    (chosen from the model alone, before any user is drawn): where a rare event dominates, z_t is
+    far from normal and one ranking would swamp the sum. None when no ranking qualifies."""
+    rows = [x for x in stats if x.get("dev") is not None and x["var"] > 0 and x["stderr"]]
+    skew = [max(x["up"], x["low"]) ** 2 / (x["users"] * x["var"]) for x in rows]
+    rows, skew = [x for x, k in zip(rows, skew) if k <= SKEW_LIMIT], [k for k in skew if k <= SKEW_LIMIT]
+    if not rows:
+        return None
+    return {"rankings": len(rows), "sum_z2": sum(x["dev"] ** 2 * x["users"] / x["var"] for x in rows),
+            "bound": sum(2 + k for k in skew), "slack": sum(x["slack"] for x in rows)}
 
 
 def mean_test(stats: list[dict]) -> dict | None:

@@ -14,11 +14,11 @@ import numpy as np
 from rpdi.metrics.evaluate import compute
 from rpdi.metrics.view import Score, View
 from rpdi.simulate.batch import simulate_rankings
-from rpdi.simulate.cells import Cell, ClosedVsExact, Defined, Mean, Variance, ZeroVariance
+from rpdi.simulate.cells import Cell, ClosedVsExact, Defined, Dispersion, Mean, Variance, ZeroVariance
 from rpdi.simulate.exact_checks import closed_vs_exact, oracle_cell, streams_cell
 from rpdi.simulate.progress import progress_bar
 from rpdi.simulate.ranking import rankings_for, stream
-from rpdi.simulate.sample import ZERO_VARIANCE, mean_stats, variance_test
+from rpdi.simulate.sample import ZERO_VARIANCE, dispersion, mean_stats, variance_test
 from rpdi.simulate.work import check_work, steps
 from rpdi.usermodels import exact
 
@@ -61,10 +61,12 @@ class _ModelCheck:
         self.view = View(rankings, model.k)
         self.rows = rankings_for(model, self.view, convention)
         self.simulated = {}
+        self.sequential = False  # users simulated until a target standard error: no dispersion test
 
     def simulate(self, users, seed, target_stderr, max_users, done) -> Cell:
         """Every ranking of the measure at once, each on its own stream; the streams' check."""
         rankings, text = self.rankings, self.model.measure.text
+        self.sequential = target_stderr is not None
         keys = [(s, t) for s in range(len(rankings.runs)) for t in np.flatnonzero(rankings.present[s])
                 if np.isfinite(self.ex.value[s, t])]
         tasks = [stream(seed, rankings.runs[s], str(rankings.topics[t]), text) for s, t in keys]
@@ -74,8 +76,9 @@ class _ModelCheck:
 
     def run(self, s: int, per_topic: bool) -> tuple[list[dict], list[Cell]]:
         """Run s's records (its topics' with ``per_topic``, then its mean over topics) and cells:
-        each topic's, whether the model is defined where the closed form is, the mean over topics
-        and the variance test."""
+        each topic's, whether the model is defined where the closed form is, the mean over topics,
+        the variance test and the run's share of the family's dispersion test (with a fixed number
+        of users: a sequential sample's z^2 need not have mean 1)."""
         run, text, agg = self.rankings.runs[s], self.model.measure.text, self.model.aggregation
         topic_records, topic_stats, cells = [], [], []
         for t in np.flatnonzero(self.rankings.present[s]):
@@ -97,6 +100,9 @@ class _ModelCheck:
         if v is not None:
             cells.append(Variance(**ident, sample=v["sample"], model=v["model"], z=v["d"] / np.sqrt(v["V"]),
                                   users=mean_rec["users"]))
+        d = None if self.sequential else dispersion(topic_stats)
+        if d is not None:
+            cells.append(Dispersion(**ident, **d, users=mean_rec["users"]))
         return (topic_records if per_topic else []) + [mean_rec], cells
 
     def topic(self, s: int, t: int) -> tuple[dict, dict | None, list[Cell]]:

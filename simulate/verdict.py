@@ -18,8 +18,8 @@ from typing import Callable
 import numpy as np
 from scipy.stats import chi2
 
-from rpdi.simulate.cells import (Cell, ClosedVsExact, Defined, Exact, Jointly, Mean, Oracle, Reading, Stochastic,
-                                 Streams, Variance, ZeroVariance)
+from rpdi.simulate.cells import (Cell, ClosedVsExact, Defined, Dispersion, Exact, Jointly, Mean, Oracle, Reading,
+                                 Spread, Stochastic, Streams, Variance, ZeroVariance)
 from rpdi.simulate.stats import holm, p_values
 
 ALPHA = 0.01  # family-wise error rate of the stochastic comparisons
@@ -44,15 +44,20 @@ class Verdict:
                 "failures": [c.as_dict() for c in self.failures], "marginal": [c.as_dict() for c in self.marginal]}
 
 
-def verdict(cells: list[Cell], alpha: float, confirm: Callable[[Stochastic], float]) -> Verdict:
+def verdict(cells: list[Cell], alpha: float,
+            confirm: Callable[[Stochastic | Dispersion], float | Dispersion]) -> Verdict:
     """ONE verdict over every comparison. Deterministic cells (closed form vs exact, zero-variance
     simulations) must hold exactly. The stochastic cells (per ranking and per mean over topics,
-    each engine, and the variance checks) form one family at family-wise error rate ``alpha``:
+    each engine, the variance checks, and one dispersion test of the z-scores of every simulated
+    ranking, pooled from the runs' Dispersion cells: :func:`spread`) form one family at
+    family-wise error rate ``alpha``:
 
     1. screen: two-sided normal p-values of their z-scores, Holm at ``alpha``;
     2. confirm: each screened-out cell is simulated again on an independent stream
-       (``confirm(cell)`` returns a Bennett p-value, valid for any skew), Holm at ``alpha``
-       over the screened-out cells.
+       (``confirm(cell)`` returns a Bennett p-value, valid for any skew; for the dispersion test
+       every run's Dispersion cell is re-simulated, ``confirm(part)`` returning it anew, and the
+       pooled sum of z^2 tested by Chebyshev's inequality, valid for any shape), Holm at
+       ``alpha`` over the screened-out cells.
 
     Many marginal cells (screened out, not confirmed one by one) are not waved through: with two
     or more screened-out cells, stage 2's Holm family holds one more hypothesis, that every
@@ -69,14 +74,17 @@ def verdict(cells: list[Cell], alpha: float, confirm: Callable[[Stochastic], flo
     so the family-wise error rate is at most alpha whatever stage 1's accuracy.
     Each failure is a cell with its numbers, each marginal cell says what would settle it."""
     failures = [c for c in cells if isinstance(c, Exact) and not c.ok]
-    stochastic = [c for c in cells if isinstance(c, Stochastic)]
+    parts = [c for c in cells if isinstance(c, Dispersion)]
+    pooled = spread(parts)
+    stochastic = [c for c in cells if isinstance(c, Stochastic)] + ([pooled] if pooled is not None else [])
     flagged = []
     if stochastic:
         p1 = p_values([c.z for c in stochastic])
         flagged = [dataclasses.replace(c, p_screen=float(p)) for c, p, r in zip(stochastic, p1, holm(p1, alpha)) if r]
     marginal = []
     if flagged:
-        p2 = np.array([confirm(c) for c in flagged])
+        p2 = np.array([spread_p(spread([confirm(p) for p in parts])) if isinstance(c, Spread) else confirm(c)
+                       for c in flagged])
         joint = [fisher(p2)] if len(flagged) > 1 else []
         rejected = holm(np.concatenate([p2, joint]), alpha)
         for c, p, r in zip(flagged, p2, rejected):
@@ -84,8 +92,29 @@ def verdict(cells: list[Cell], alpha: float, confirm: Callable[[Stochastic], flo
         if joint and rejected[-1] and marginal:
             failures.append(Jointly(run="all", topic="all", measure="all", cells=len(flagged), p=joint[0]))
     counts = {kind.kind: sum(isinstance(c, kind) for c in cells) for kind in COUNTED}
+    counts["dispersion"] = 0 if pooled is None else pooled.rankings
     counts["screened"] = len(flagged)
     return Verdict(1 if failures else 0, alpha, counts, failures, marginal)
+
+
+def spread(parts: list[Dispersion]) -> Spread | None:
+    """The family's dispersion test pooled from the runs' Dispersion cells (None: no ranking
+    varies): sum z^2 against its mean, the number of rankings, over the bound on its standard
+    deviation."""
+    parts = [p for p in parts if p.rankings]
+    if not parts:
+        return None
+    n, s, v = sum(p.rankings for p in parts), sum(p.sum_z2 for p in parts), sum(p.bound for p in parts)
+    return Spread(run="all", topic="all", measure="all", engine="all", rankings=n, sum_z2=s, bound=v,
+                  slack=sum(p.slack for p in parts), z=(s - n) / np.sqrt(v))
+
+
+def spread_p(pooled: Spread | None) -> float:
+    """Chebyshev's two-sided p-value of a pooled dispersion test, valid whatever the outcomes'
+    shape: P(|sum z^2 - n| >= d) <= Var/d^2 (1: nothing to test)."""
+    if pooled is None or pooled.sum_z2 == pooled.rankings:
+        return 1.0
+    return float(min(1.0, pooled.bound / (pooled.sum_z2 - pooled.rankings) ** 2 + pooled.slack))
 
 
 def fisher(p: np.ndarray) -> float:

@@ -12,7 +12,8 @@ def describe(v: Verdict) -> list[str]:
              f"{c['reading']} ranking-order, {c['streams']} stream-independence, {c['defined']} model-defined, "
              f"{c['oracle']} naive-formula, "
              f"{c['closed_vs_exact']} closed-vs-exact and {c['zero_variance']} zero-variance exact checks; "
-             f"{c['mean']} mean and {c['variance']} variance tests in one family at family-wise error rate "
+             f"{c['mean']} mean and {c['variance']} variance tests and a dispersion test of {c['dispersion']} "
+             f"rankings' z-scores in one family at family-wise error rate "
              f"alpha = {v.alpha:g} ({c['screened']} screened out by Holm on z, each re-tested on an "
              f"independent stream with Bennett's bound)"]
     for x in v.failures:

@@ -177,6 +177,32 @@ def test_a_stream_shared_by_unlike_topics_is_caught_by_the_streams_check(monkeyp
     assert "not keyed by the task" in "\n".join(describe(v))
 
 
+def test_users_sharing_random_draws_are_caught_by_the_dispersion_test(monkeypatch):
+    """Two users per uniform: every mean stays unbiased and every user's outcome has the model's
+    distribution, so neither the tests of the mean nor the variance test see it; the z-scores of
+    the rankings are over-dispersed, which the family's dispersion test sees (and confirms on
+    the independent stream, where the engine shares draws as well)."""
+    from rpdi.simulate import vector
+
+    qrels, runs = synthetic_collection(topics=100, runs=3, depth=30, seed=3)
+    measures = ["RBP(p=0.8)", "RBP(p=0.5)"]
+    _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
+    assert v.status == 0 and v.counts["dispersion"] > 250, describe(v)
+
+    def shared(self, live, counts):
+        u = np.empty(int(counts.sum()))
+        begin = 0
+        for r, k in zip(live.tolist(), counts.tolist()):
+            u[begin:begin + k] = np.repeat(self.rngs[r].random((k + 1) // 2), 2)[:k]
+            begin += k
+        return u
+
+    monkeypatch.setattr(vector._Streams, "take", shared)
+    _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
+    assert v.status == 1 and [c.kind for c in v.failures] == ["spread"], describe(v)
+    assert "over-dispersed" in "\n".join(describe(v))
+
+
 def test_model_variance_too_large_is_caught(monkeypatch):
     qrels, runs = _identical_topics(10)
     _, v = simulate(qrels, runs, ["RR", "RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
