@@ -22,6 +22,13 @@ from rpdi.simulate.stats import bennett_p
 CONFIRM_USERS = 2  # the confirmation stage simulates this many times the first stage's users
 
 
+def confirm_stream(seed: int, run: str, topic: str, measure: str) -> np.random.SeedSequence:
+    """A ranking's stream in the confirmation stage: keyed by "confirm" as well, so that it shares
+    no draw with the first stage's (run, topic, measure) stream (the streams check of
+    :mod:`simulate.three_way` verifies it on every ranking)."""
+    return stream(seed, run, topic, measure, "confirm")
+
+
 def confirmation(rankings, model, ex, cell: Stochastic | Dispersion, *, seed: int,
                  convention: str) -> float | Dispersion:
     """The confirmation of a flagged cell: its rankings simulated again on an independent stream
@@ -36,7 +43,7 @@ def confirmation(rankings, model, ex, cell: Stochastic | Dispersion, *, seed: in
     users = CONFIRM_USERS * max(1, cell.users)  # a cell's users are per topic, also for "all"
     rows = rankings_for(model, View(rankings, model.k), convention)
     present = [t for t in present if np.isfinite(ex.value[s, t])]
-    tasks = [stream(seed, cell.run, str(rankings.topics[t]), model.measure.text, "confirm") for t in present]
+    tasks = [confirm_stream(seed, cell.run, str(rankings.topics[t]), model.measure.text) for t in present]
     moments = simulate_rankings(model, [rows[s, t] for t in present], users, tasks, cell.engine)
     stats = [mean_stats(mom, model, ex, s, t, rows[s, t]) for t, mom in zip(present, moments)]
     if isinstance(cell, Dispersion):

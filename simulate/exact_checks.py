@@ -77,7 +77,9 @@ def streams_cell(measure: str, idents: list[tuple[str, str]], tasks: list) -> St
     each (run, topic) task must draw from its own stream: a deterministic check that the first
     draw of each task's first block of users differs from every other task's. A stream shared
     by the topics of a run makes them all move together, which no per-ranking test can see and
-    the test of the mean over topics sees only where the topics' rankings are alike."""
+    the test of the mean over topics sees only where the topics' rankings are alike. The
+    confirmation stage's streams are among ``tasks`` too: a confirmation drawing the first
+    stage's users again would not be the independent test the verdict's error rate rests on."""
     first: dict[int, tuple[str, str]] = {}
     shared = []
     for ident, task in zip(idents, tasks):

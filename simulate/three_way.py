@@ -15,6 +15,7 @@ from rpdi.metrics.evaluate import compute
 from rpdi.metrics.view import Score, View
 from rpdi.simulate.batch import simulate_rankings
 from rpdi.simulate.cells import Cell, ClosedVsExact, Defined, Dispersion, Mean, Variance, ZeroVariance
+from rpdi.simulate.confirm import confirm_stream
 from rpdi.simulate.exact_checks import closed_vs_exact, oracle_cell, streams_cell
 from rpdi.simulate.progress import progress_bar
 from rpdi.simulate.ranking import rankings_for, stream
@@ -64,7 +65,8 @@ class _ModelCheck:
         self.sequential = False  # users simulated until a target standard error: no dispersion test
 
     def simulate(self, users, seed, target_stderr, max_users, done) -> Cell:
-        """Every ranking of the measure at once, each on its own stream; the streams' check."""
+        """Every ranking of the measure at once, each on its own stream; the streams' check, over
+        these streams and those the confirmation stage would use."""
         rankings, text = self.rankings, self.model.measure.text
         self.sequential = target_stderr is not None
         keys = [(s, t) for s in range(len(rankings.runs)) for t in np.flatnonzero(rankings.present[s])
@@ -72,7 +74,10 @@ class _ModelCheck:
         tasks = [stream(seed, rankings.runs[s], str(rankings.topics[t]), text) for s, t in keys]
         self.simulated = dict(zip(keys, simulate_rankings(self.model, [self.rows[k] for k in keys], users, tasks,
                                                           self.engine, target_stderr, max_users, done)))
-        return streams_cell(text, [(rankings.runs[s], str(rankings.topics[t])) for s, t in keys], tasks)
+        idents = [(rankings.runs[s], str(rankings.topics[t])) for s, t in keys]
+        confirming = [confirm_stream(seed, run, topic, text) for run, topic in idents]
+        return streams_cell(text, idents + [(run, f"{topic} (confirmation)") for run, topic in idents],
+                            tasks + confirming)
 
     def run(self, s: int, per_topic: bool) -> tuple[list[dict], list[Cell]]:
         """Run s's records (its topics' with ``per_topic``, then its mean over topics) and cells:

@@ -173,7 +173,7 @@ def test_a_stream_shared_by_unlike_topics_is_caught_by_the_streams_check(monkeyp
         monkeypatch.setattr(module, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
     _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
     streams = [c for c in v.failures if c.kind == "streams"]
-    assert v.status == 1 and len(streams) == 1 and len(streams[0].shared) == 2 * 7, describe(v)
+    assert v.status == 1 and len(streams) == 1 and len(streams[0].shared) == 2 * 2 * 7, describe(v)  # both stages
     assert "not keyed by the task" in "\n".join(describe(v))
 
 
@@ -201,6 +201,33 @@ def test_users_sharing_random_draws_are_caught_by_the_dispersion_test(monkeypatc
     _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
     assert v.status == 1 and [c.kind for c in v.failures] == ["spread"], describe(v)
     assert "over-dispersed" in "\n".join(describe(v))
+
+
+def test_the_confirmation_stage_draws_from_streams_of_its_own(monkeypatch):
+    """The confirmation's error-rate guarantee rests on its users being independent of the first
+    stage's: every ranking is confirmed here, and no stream the confirmation draws from may be
+    one the first stage drew from (first draws of each stream's first block compared)."""
+    from rpdi.metrics.evaluate import load_qrels, load_runs
+    from rpdi.metrics.rankings import build_rankings
+    from rpdi.simulate.ranking import block_rng
+
+    first_draws = {"first": [], "confirm": []}
+    for module, stage in ((three_way, "first"), (confirm, "confirm")):
+        def recording(model, rankings, users, tasks, *args, _real=module.simulate_rankings, _stage=stage, **kwargs):
+            first_draws[_stage] += [int(block_rng(t, 0).integers(2 ** 63)) for t in tasks]
+            return _real(model, rankings, users, tasks, *args, **kwargs)
+        monkeypatch.setattr(module, "simulate_rankings", recording)
+    qrels, runs = _identical_topics(3, runs=2)
+    rankings = build_rankings(load_qrels(qrels), load_runs(runs), "qrels")
+    model = model_for("RBP(p=0.8)")
+    _, (ex,), cells = three_way.three_way(rankings, [model], users=200, seed=4, engine="vector", per_topic=True,
+                                          convention="unknown", target_stderr=None, max_users=200)
+    means = [c for c in cells if isinstance(c, Mean)]
+    assert len(means) == 2 * 3 + 2
+    for c in means:
+        confirm.confirmation(rankings, model, ex, c, seed=4, convention="unknown")
+    assert len(first_draws["first"]) == 6 and len(first_draws["confirm"]) == 6 + 2 * 3  # each topic, each run
+    assert not set(first_draws["first"]) & set(first_draws["confirm"])
 
 
 def test_model_variance_too_large_is_caught(monkeypatch):

@@ -68,6 +68,8 @@ MUTATIONS = {
             ("pick([model.survival(b.time) for b in branches])", "pick([model.survival(0.95 * b.time) for b in branches])")]),
         ("simulate/confirm.py", [
             ('return bennett_p(test["d"], test["V"]', 'return bennett_p(0.25 * test["d"], test["V"]')])],
+    "confirmation-reuses-first-stage-streams": ("simulate/confirm.py", [
+        ('return stream(seed, run, topic, measure, "confirm")', "return stream(seed, run, topic, measure)")]),
     "two-users-per-uniform": ("simulate/vector.py", [
         ("self.rngs[r].random(out=u[begin:begin + k])",
          "u[begin:begin + k] = np.repeat(self.rngs[r].random((k + 1) // 2), 2)[:k]")]),
