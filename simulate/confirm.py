@@ -12,10 +12,11 @@ import dataclasses
 
 import numpy as np
 
+from rpdi.metrics.seeds import stream
 from rpdi.metrics.view import View
 from rpdi.simulate.batch import simulate_rankings
 from rpdi.simulate.cells import Dispersion, Stochastic, Variance
-from rpdi.simulate.ranking import rankings_for, stream
+from rpdi.simulate.ranking import rankings_for
 from rpdi.simulate.sample import dispersion, mean_stats, mean_test, variance_test
 from rpdi.simulate.stats import bennett_p
 

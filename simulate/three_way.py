@@ -12,13 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from rpdi.metrics.evaluate import compute
+from rpdi.metrics.seeds import stream
 from rpdi.metrics.view import Score, View
 from rpdi.simulate.batch import simulate_rankings
 from rpdi.simulate.cells import Cell, ClosedVsExact, Defined, Dispersion, Mean, Variance, ZeroVariance
 from rpdi.simulate.confirm import confirm_stream
 from rpdi.simulate.exact_checks import closed_vs_exact, oracle_cell, streams_cell
 from rpdi.simulate.progress import progress_bar
-from rpdi.simulate.ranking import rankings_for, stream
+from rpdi.simulate.ranking import rankings_for
 from rpdi.simulate.sample import ZERO_VARIANCE, dispersion, mean_stats, variance_test
 from rpdi.simulate.work import check_work, steps
 from rpdi.usermodels import exact

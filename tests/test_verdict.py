@@ -32,7 +32,8 @@ from rpdi.simulate.cells import Mean
 from rpdi.simulate.exact_checks import closed_vs_exact
 from rpdi.simulate.verdict import verdict
 from rpdi.simulate.verdict_text import describe
-from rpdi.simulate.ranking import rankings_for, stream
+from rpdi.metrics.seeds import stream
+from rpdi.simulate.ranking import rankings_for
 from rpdi.simulate.stats import bennett_p, bennett_tail, holm
 from rpdi.usermodels import exact, model_for
 

@@ -45,7 +45,7 @@ MUTATIONS = {
     "trec-tie-break-reversed": ("metrics/rankings.py", [
         ("order[idx] = sub[np.argsort(group * k + (k - 1 - rank))]",
          "order[idx] = sub[np.argsort(group * k + rank)]")]),
-    "stream-not-keyed-by-topic": ("simulate/ranking.py", [
+    "stream-not-keyed-by-topic": ("metrics/seeds.py", [
         ('digest = hashlib.blake2b("\\x00".join(key).encode()',
          'digest = hashlib.blake2b("\\x00".join(key[:1] + key[2:]).encode()')]),
     "exact-variance-4x": ("usermodels/exact.py", [
