@@ -1,8 +1,11 @@
 """The verdict's cells: one comparison each, typed by what it compares.
 
-Exact checks (:class:`Reading`, :class:`Streams`, :class:`Oracle`, :class:`ClosedVsExact`,
-:class:`ZeroVariance`) hold or not (``ok``); stochastic cells (:class:`Mean`, :class:`Variance`)
-carry a z-score and enter the verdict's family (:func:`simulate.verdict.verdict`). Every cell
+Exact checks (:class:`Reading`, :class:`Streams`, :class:`Defined`, :class:`Oracle`,
+:class:`ClosedVsExact`, :class:`ZeroVariance`) hold or not (``ok``); stochastic cells
+(:class:`Mean`, :class:`Variance`, and the family's :class:`Spread` that the verdict pools from
+the runs' :class:`Dispersion` cells) carry a z-score and enter the verdict's family
+(:func:`simulate.verdict.verdict`); :class:`Jointly` is the verdict's failure of screened-out
+cells that disagree together. Every cell
 names its run, topic ("all": every topic) and measure, the experiment task it came from
 (``task``, set by ``rpdi run``), and says in one line what it found (:meth:`Cell.text`).
 ``as_dict``/:func:`cell_from_dict` are its JSON form (the key ``kind`` names the class), as
@@ -198,7 +201,8 @@ class Spread(Stochastic):
     z: float
 
     def text(self) -> str:
-        return (f"the z-scores of {self.rankings} simulated rankings are {'over' if self.z > 0 else 'under'}-dispersed: "
+        way = "over" if self.z > 0 else "under"
+        return (f"the z-scores of {self.rankings} simulated rankings are {way}-dispersed: "
                 f"sum of z^2 {self.sum_z2:.6g} against {self.rankings} expected (variance at most {self.bound:.6g}), "
                 f"z {self.z:.2f}, {self._p()}: users' draws are not independent")
 
@@ -218,8 +222,8 @@ class Jointly(Cell):
                 f"Fisher's combination of their confirmation p-values, p {self.p:.2g}")
 
 
-KINDS: dict[str, type[Cell]] = {cls.kind: cls for cls in (Reading, Streams, Defined, Oracle, ClosedVsExact, ZeroVariance,
-                                                           Mean, Variance, Dispersion, Spread, Jointly)}
+KINDS: dict[str, type[Cell]] = {cls.kind: cls for cls in (Reading, Streams, Defined, Oracle, ClosedVsExact,
+                                                           ZeroVariance, Mean, Variance, Dispersion, Spread, Jointly)}
 
 
 def cell_from_dict(d: dict) -> Cell:

@@ -2,11 +2,13 @@
 
 Exact checks (:mod:`simulate.exact_checks`, zero-variance simulations) must hold. The
 stochastic cells (simulated vs exact per ranking and per mean over a run's topics, each engine;
-sample vs model variance per run) form one family at family-wise error rate ``alpha``, decided
-in two stages (see :func:`verdict` and the README, "How the verdict decides"): a screen by
-normal z-tests with Holm's procedure, then, for the screened-out cells only, a confirmation on
-an independent random stream with Bennett's inequality (:mod:`simulate.confirm`), which holds
-whatever the outcome's skew, and Holm again. Only a confirmed cell is a disagreement.
+sample vs model variance per run; one dispersion test of every simulated ranking's z-score)
+form one family at family-wise error rate ``alpha``, decided in two stages (see :func:`verdict`
+and the README, "How the verdict decides"): a screen by normal z-tests with Holm's procedure,
+then, for the screened-out cells only, a confirmation on an independent random stream with
+Bennett's inequality (:mod:`simulate.confirm`), which holds whatever the outcome's skew, and
+Holm again, with one more hypothesis: that the screened-out cells agree together. Only a
+confirmed cell, or screened-out cells that disagree together, is a disagreement.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The three-way verdict (simulate/verdict.py and the modules it rests on): each part has a test that fails when it breaks.
+"""The three-way verdict (simulate/verdict.py and the modules it rests on): each part has a test
+that fails when it breaks.
 
 - Holm's step-down against a plain re-implementation from its definition, and the verdict's use
   of it: a planted stochastic disagreement must be caught, a family of chance z-scores not;
@@ -11,7 +12,11 @@
 - the variance check: exact per-user variances 4x too large are caught;
 - the rare-event case of issue 11 (RBP(p=0.5), relevant only at rank 20) is not a false alarm;
 - Bennett's bound holds against exact binomial tails;
-- exit statuses of ``rpdi simulate``: 0 agree, 1 disagree (naming the cell), 2 bad input.
+- exit statuses of ``rpdi simulate``: 0 agree, 1 disagree (naming the cell), 2 bad input;
+- the blind spots of issue 28: a model undefined everywhere, users sharing random draws (the
+  dispersion test), slips in INSQ's and NERR11's continuation and ERR's default max_rel (their
+  oracles), the confirmation drawing from the first stage's streams, and many marginal cells
+  that disagree together.
 Fixed seeds throughout.
 """
 

@@ -65,7 +65,8 @@ MUTATIONS = {
         ("Branch(1.0, np.maximum(at.gain - at.best, 0.0),", "Branch(1.0, at.gain,")]),
     "tbg-budget-slip-weak-confirmation": [  # a weak bias that the first stage sees on a few cells, and a
         ("simulate/vector.py", [  # confirmation bound too conservative to confirm any of them alone
-            ("pick([model.survival(b.time) for b in branches])", "pick([model.survival(0.97 * b.time) for b in branches])")]),
+            ("pick([model.survival(b.time) for b in branches])",
+             "pick([model.survival(0.97 * b.time) for b in branches])")]),
         ("simulate/confirm.py", [
             ('return bennett_p(test["d"], test["V"]', 'return bennett_p(0.25 * test["d"], test["V"]')])],
     "confirmation-reuses-first-stage-streams": ("simulate/confirm.py", [
