@@ -204,7 +204,8 @@ class Spread(Stochastic):
         way = "over" if self.z > 0 else "under"
         return (f"the z-scores of {self.rankings} simulated rankings are {way}-dispersed: "
                 f"sum of z^2 {self.sum_z2:.6g} against {self.rankings} expected (variance at most {self.bound:.6g}), "
-                f"z {self.z:.2f}, {self._p()}: users' draws are not independent")
+                f"z {self.z:.2f}, {self._p()}: users' draws are not independent, or the estimates are biased "
+                f"(then the tests of the mean fail too)")
 
 
 @dataclass(frozen=True, kw_only=True)
