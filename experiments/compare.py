@@ -18,7 +18,8 @@ from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.rankings import build_rankings
 from rpdi.metrics.significance import (FIELDS, bootstrap_interval, compare_scores, discriminative_power,
-                                       keyed_rng, pairs_of, t_interval)
+                                       pairs_of, t_interval)
+from rpdi.metrics.seeds import stream
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.view import View
 from rpdi.usermodels import MODELS, model_for, resolve
@@ -135,7 +136,7 @@ def _users(model, rankings, common, users: int, convention: str, options) -> lis
     if (options["interval"] or ("t" if options["test"] == "t" else "bca")) == "t":
         interval = lambda pi: t_interval(pi, level)  # noqa: E731
     else:
-        rng = keyed_rng(seed, model.measure.text, "users")
+        rng = np.random.default_rng(stream(seed, model.measure.text, "users"))
         interval = lambda pi: bootstrap_interval(pi, options["resamples"], rng, level, "bca")  # noqa: E731
     try:
         return user_preference(model, rows, rankings.runs, rankings.topics, common, pairs, users, seed, interval)

@@ -11,7 +11,8 @@ from rpdi.experiments.config import expand_measures, load_config
 from rpdi.experiments.report import Summary, write_report
 from rpdi.experiments.tasks import confirm_cell, data_source, execute, load_data, plan
 from rpdi.metrics.errors import InputError
-from rpdi.simulate import check
+from rpdi.simulate.cells import cell_from_dict
+from rpdi.simulate.verdict import verdict as decide
 
 SHIPPED = ("validate_core", "rbp_paper", "metric_agreement", "template")
 
@@ -38,7 +39,7 @@ def run_experiment(config: str = "validate_core", out: str | None = None, worker
     Everything is validated (config, data, measures) before anything is written. The
     :class:`~rpdi.experiments.report.Summary` has the terminal text and the three-way verdict:
     ``.verdict`` and ``.status`` (0 agree, 1 an undeclared disagreement), see
-    :func:`rpdi.simulate.check.verdict`.
+    :func:`rpdi.simulate.verdict.verdict`.
     ``force`` (as the config's ``force``) simulates even beyond
     :data:`rpdi.simulate.work.TIME_LIMIT`.
     """
@@ -61,8 +62,8 @@ def run_experiment(config: str = "validate_core", out: str | None = None, worker
                     "seconds": time.perf_counter() - started,
                     "task_seconds": {_task_label(r): r["seconds"] for r in results}}
         by_id = {t["id"]: t for t in tasks}
-        cells = [c | {"task": res["id"]} for res in results for c in res.get("cells", [])]
-        verdict = check.verdict(cells, cfg.experiment.alpha, lambda c: confirm_cell(by_id[c["task"]], c))
+        cells = [cell_from_dict(c | {"task": res["id"]}) for res in results for c in res.get("cells", [])]
+        verdict = decide(cells, cfg.experiment.alpha, lambda c: confirm_cell(by_id[c.task], c))
         report = write_report(out, cfg, path, measures, results, manifest, verdict, data)
     return Summary(f"{reused} of {len(tasks)} tasks reused from {os.path.join(out, 'tasks')}, "
                    f"{len(tasks) - reused} computed\n" + report.text, report.verdict)

@@ -11,6 +11,7 @@ import os
 import platform
 import re
 from collections import defaultdict
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,22 +21,24 @@ from rpdi.experiments import plots
 from rpdi.experiments.config import shown_name
 from rpdi.experiments.formats import SIMULATE_FIELDS, align, md_table, number, to_csv, to_json
 from rpdi.experiments.store import write_atomic
-from rpdi.simulate.check import describe
+from rpdi.simulate.cells import Cell, ClosedVsExact, Stochastic, ZeroVariance, cell_from_dict
+from rpdi.simulate.verdict import Verdict
+from rpdi.simulate.verdict_text import describe
 
 
-def agreement_table(records: list[dict], cells: list[dict], verdict: dict) -> list[dict]:
+def agreement_table(records: list[dict], cells: list[Cell], verdict: Verdict) -> list[dict]:
     """Per measure (all engines): z-tests made, largest |z|, cells the verdict counts as failures,
     zero-variance checks and their mismatches, and the largest |closed form - exact|."""
     out = []
     for measure in dict.fromkeys(r["measure"] for r in records):
-        mine = [c for c in cells if c["measure"] == measure]
-        z = np.array([c["z"] for c in mine if c["kind"] in ("mean", "variance")])
-        zero = [c for c in mine if c["kind"] == "zero_variance"]
-        gaps = [abs(c["closed_form"] - c["exact"]) for c in mine if c["kind"] == "closed_vs_exact"]
+        mine = [c for c in cells if c.measure == measure]
+        z = np.array([c.z for c in mine if isinstance(c, Stochastic)])
+        zero = [c for c in mine if isinstance(c, ZeroVariance)]
+        gaps = [abs(c.closed_form - c.exact) for c in mine if isinstance(c, ClosedVsExact)]
         out.append({"measure": measure, "tests": int(z.size),
                     "max_abs_z": float(np.abs(z).max()) if z.size else None,
-                    "failures": sum(c["measure"] == measure for c in verdict["failures"]),
-                    "zero_variance": len(zero), "zero_variance_mismatches": sum(not c["ok"] for c in zero),
+                    "failures": sum(c.measure == measure for c in verdict.failures),
+                    "zero_variance": len(zero), "zero_variance_mismatches": sum(not c.ok for c in zero),
                     "max_closed_vs_exact": float(max(gaps)) if gaps else None})
     return out
 
@@ -192,15 +195,15 @@ def _residual_depths(config, measures, depths, qrels, runs) -> tuple[str, list[t
 @dataclass(frozen=True)
 class Summary:
     """The terminal text of a check (``rpdi run``, ``rpdi simulate``) and its verdict
-    (:func:`rpdi.simulate.check.verdict`); ``status`` is the exit status, 0 when simulation,
+    (:func:`rpdi.simulate.verdict.verdict`); ``status`` is the exit status, 0 when simulation,
     model and closed form agree, 1 on an undeclared disagreement. ``str()`` is the text."""
 
     text: str
-    verdict: dict
+    verdict: Verdict
 
     @property
     def status(self) -> int:
-        return self.verdict["status"]
+        return self.verdict.status
 
     def __str__(self) -> str:
         return self.text
@@ -224,19 +227,21 @@ closed form and the exact expectation (0 up to rounding when the model is the me
 """
 
 
-def _as_written(config, results: list[dict], verdict: dict) -> tuple[list[dict], dict]:
+def _as_written(config, results: list[dict], verdict: Verdict) -> tuple[list[dict], Verdict]:
     """Task results and verdict with every measure named as the config wrote it."""
     def named(item: dict) -> dict:
         return {**item, "measure": shown_name(config, item["measure"])} if "measure" in item else item
 
     results = [{**named(res), "records": [named(r) for r in res["records"]],
                 "cells": [named(c) for c in res.get("cells", [])]} for res in results]
-    return results, {**verdict, "failures": [named(f) for f in verdict.get("failures", [])],
-                     "marginal": [named(m) if isinstance(m, dict) else m for m in verdict.get("marginal", [])]}
+    def renamed(cells: list) -> list:
+        return [dataclasses.replace(c, measure=shown_name(config, c.measure)) for c in cells]
+
+    return results, dataclasses.replace(verdict, failures=renamed(verdict.failures), marginal=renamed(verdict.marginal))
 
 
 def write_report(out_dir: str, config, config_path: str, measures: list[str], results: list[dict],
-                 manifest: dict, verdict: dict, data: tuple) -> Summary:
+                 manifest: dict, verdict: Verdict, data: tuple) -> Summary:
     """Write every output file; return the summary for the terminal. ``data`` is the (qrels,
     runs) the experiment ran on, for the analyses that go back to them. The main engine's records
     go to results.csv/json, the agent engine's check (``agent_check``) to agent_check.csv, the
@@ -251,10 +256,10 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
     write_atomic(os.path.join(out_dir, "results.json"), to_json(records))
     if agent_records:
         write_atomic(os.path.join(out_dir, "agent_check.csv"), to_csv(agent_records, SIMULATE_FIELDS))
-    write_atomic(os.path.join(out_dir, "verdict.json"), to_json(verdict))
+    write_atomic(os.path.join(out_dir, "verdict.json"), to_json(verdict.as_dict()))
     write_atomic(os.path.join(out_dir, "config.resolved.json"),
                  to_json({"source": os.path.abspath(config_path), "measures": measures, **config.model_dump()}))
-    cells = [c for res in results for c in res.get("cells", [])]
+    cells = [cell_from_dict(c) for res in results for c in res.get("cells", [])]
     table = agreement_table(records + agent_records, cells, verdict)
     summary_rows = [[r["run"], r["measure"], r["aggregation"], r["closed_form"], r["exact"], r["estimate"],
                      number(r["stderr"], 4, "significant"), number(r["z"], 2)] for r in records if r["topic"] == "all"]

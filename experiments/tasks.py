@@ -80,7 +80,7 @@ def plan(config: Config) -> list[dict]:
     """The tasks of a config, one per (measure, run), in a fixed order; then, with
     ``agent_check``, one per (measure, run) of its subset on the agent engine. A task's id hashes
     all its result depends on (:func:`fingerprint`), so a changed input is computed anew. The
-    task of each run's first measure also checks that run's reading (``simulate.check.reading_cells``)."""
+    task of each run's first measure also checks that run's reading (``simulate.exact_checks.reading_cells``)."""
     source = data_source(config)
     if "synthetic" in source:
         runs = [r.name for r in load_data(source)[1]]
@@ -128,7 +128,8 @@ def run_task(spec: dict) -> dict:
 
 def _compute(spec: dict) -> dict:
     from rpdi.metrics.rankings import build_rankings
-    from rpdi.simulate.check import reading_cells, three_way
+    from rpdi.simulate.exact_checks import reading_cells
+    from rpdi.simulate.three_way import three_way
     from rpdi.usermodels import model_for
 
     qrels, runs = load_data(spec["data"])
@@ -148,7 +149,7 @@ def _compute(spec: dict) -> dict:
     residual = {str(t): (None if not np.isfinite(r) else float(r))
                 for t, r in zip(rankings.topics[present], ex.residual[0][present])}
     return {"id": spec["id"], "measure": spec["measure"], "run": spec["run"], "engine": s["engine"],
-            "role": spec.get("role", "main"), "records": records, "cells": cells,
+            "role": spec.get("role", "main"), "records": records, "cells": [c.as_dict() for c in cells],
             "stop": stop.tolist(), "residual": residual}
 
 
@@ -222,12 +223,12 @@ def _on_processes(pending: list[dict], workers: int, keep) -> None:
         pool.join()
 
 
-def confirm_cell(spec: dict, cell: dict) -> float:
+def confirm_cell(spec: dict, cell):
     """The verdict's confirmation of a flagged cell of the task ``spec`` (see
-    :func:`rpdi.simulate.check.confirmation`): its rankings simulated again on an independent
-    stream."""
+    :func:`rpdi.simulate.confirm.confirmation`): its rankings simulated again on an independent
+    stream; a p-value, or for a Dispersion cell the cell anew."""
     from rpdi.metrics.rankings import build_rankings
-    from rpdi.simulate.check import confirmation
+    from rpdi.simulate.confirm import confirmation
     from rpdi.usermodels import exact, model_for
 
     qrels, runs = load_data(spec["data"])

@@ -32,7 +32,6 @@ and ``none``. The effect size is the standardised mean difference mean(d) / sd(d
 
 from __future__ import annotations
 
-import hashlib
 import warnings
 from typing import Sequence
 
@@ -41,16 +40,11 @@ from scipy import stats
 
 from rpdi.choices import CORRECTIONS, TESTS
 from rpdi.metrics.errors import InputError
+from rpdi.metrics.seeds import stream
 
 FIELDS = ("run_a", "run_b", "measure", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "statistic",
           "p", "p_adjusted", "significant", "effect_size", "topics")
 _CELLS = 1 << 22  # pairs x resamples handled per chunk (32 MB of float64)
-
-
-def keyed_rng(seed: int, *key: str) -> np.random.Generator:
-    """A generator keyed by (seed, key...), e.g. (seed, measure, "flips"): independent of order."""
-    digest = hashlib.blake2b("\x00".join(key).encode(), digest_size=16).digest()
-    return np.random.default_rng(np.random.SeedSequence([seed, *np.frombuffer(digest, np.uint32).tolist()]))
 
 
 def pairs_of(runs: Sequence[str], baseline: str | None = None) -> list[tuple[int, int]]:
@@ -289,22 +283,26 @@ def compare_scores(X: np.ndarray, runs: Sequence[str], measure: str, *, baseline
     pairs = pairs_of(runs, baseline)
     a, b = (np.array([p[i] for p in pairs], dtype=np.intp) for i in (0, 1))
     d = X[b] - X[a]
+
+    def rng(purpose: str) -> np.random.Generator:
+        return np.random.default_rng(stream(seed, measure, purpose))
+
     if test == "t":
         statistic, p = paired_t(d)
     elif test == "wilcoxon":
         statistic, p = wilcoxon(d)
     elif test == "randomization":
-        statistic, p = randomization(d, resamples, keyed_rng(seed, measure, "flips"))
+        statistic, p = randomization(d, resamples, rng("flips"))
     else:
-        statistic, p = bootstrap_test(d, resamples, keyed_rng(seed, measure, "bootstrap"))
+        statistic, p = bootstrap_test(d, resamples, rng("bootstrap"))
     if correction == "tukey":
-        p_adj = np.maximum(p, tukey_hsd(X, pairs, resamples, keyed_rng(seed, measure, "tukey")))
+        p_adj = np.maximum(p, tukey_hsd(X, pairs, resamples, rng("tukey")))
     else:
         p_adj = adjust(p, correction)
     if interval == "t":
         lo, hi = t_interval(d, level)
     else:
-        lo, hi = bootstrap_interval(d, resamples, keyed_rng(seed, measure, "interval"), level, interval)
+        lo, hi = bootstrap_interval(d, resamples, rng("interval"), level, interval)
     es = effect_size(d)
     means = X.mean(-1)
     return [{"run_a": runs[i], "run_b": runs[j], "measure": measure, "mean_a": float(means[i]),

@@ -2,7 +2,7 @@
 errors, and the three-way agreement check (closed form, exact, simulation).
 
 The package is itself callable: ``rpdi.simulate(qrels, runs, measures, ...)`` is
-:func:`rpdi.simulate.check.simulate`, while ``rpdi.simulate.vector`` and the other modules stay
+:func:`rpdi.simulate.api.simulate`, while ``rpdi.simulate.vector`` and the other modules stay
 reachable as usual.
 """
 
@@ -10,7 +10,8 @@ import inspect
 import sys
 import types
 
-from rpdi.simulate.check import simulate, simulate_ranking
+from rpdi.simulate.api import simulate
+from rpdi.simulate.batch import simulate_ranking
 from rpdi.simulate.estimators import Moments
 
 

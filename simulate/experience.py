@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from rpdi.metrics.seeds import stream
 from rpdi.simulate import vector
-from rpdi.simulate.ranking import Ranking, blocks, stream
+from rpdi.simulate.ranking import Ranking, blocks
 from rpdi.usermodels.base import At, BrowsingModel
 
 OUTCOMES = {"rate": "G/N", "mean_rate": "G/N", "total": "G", "depth": "N", "cost": "cost"}

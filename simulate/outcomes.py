@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rpdi.simulate.check import BATCHES
+from rpdi.simulate.batch import BATCHES
 from rpdi.simulate.ranking import Ranking, blocks
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)

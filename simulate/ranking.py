@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,12 +58,6 @@ def rankings_for(model: BrowsingModel, view, convention: str, horizon: int | Non
     return {(s, t): Ranking(gains[s, t], int(view.length[s, t]), seen[s, t], best[s, t], start[s, t],
                             convention, horizon, values, None if view.words is None else view.words[s, t])
             for s in range(S) for t in range(T)}
-
-
-def stream(seed: int, *key: str) -> np.random.SeedSequence:
-    """A SeedSequence keyed by the task's identity (e.g. run, topic, measure), not by order."""
-    digest = hashlib.blake2b("\x00".join(key).encode(), digest_size=16).digest()
-    return np.random.SeedSequence([seed, *np.frombuffer(digest, dtype=np.uint32).tolist()])
 
 
 def block_rng(task: np.random.SeedSequence, block: int) -> np.random.Generator:

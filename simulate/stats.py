@@ -74,7 +74,7 @@ def bennett_p(d: float, variance: float, upper: float, lower: float, slack: floa
     """Two-sided p-value of a sum S = d of independent zero-mean terms with total variance
     ``variance``, each term at most ``upper`` above and ``lower`` below its mean:
     P(|S| >= |d|) <= Bennett(upper) + Bennett(lower) (+ ``slack``, the probability that a term
-    escaped its lower bound, see :func:`rpdi.simulate.check.mean_stats`).
+    escaped its lower bound, see :func:`rpdi.simulate.sample.mean_stats`).
 
     >>> from rpdi.simulate.stats import bennett_p
     >>> bennett_p(0.1, 1.0, 1.0, 1.0)

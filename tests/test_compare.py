@@ -356,7 +356,7 @@ def test_exact_outcome_distribution_has_the_exact_evaluators_mean(measure):
 
 def test_users_exact_against_simulated():
     from rpdi.simulate.experience import outcome_distributions, sampled_distributions, superiority
-    from rpdi.simulate.ranking import stream
+    from rpdi.metrics.seeds import stream
 
     model, rankings, rows = _cast_rows("RBP(p=0.8)")
     n = 20_000

@@ -6,7 +6,8 @@ from scipy.stats import chisquare
 from rpdi.metrics import rankings_from_grades
 from rpdi.metrics.view import View
 from rpdi.simulate.outcomes import outcome_distributions
-from rpdi.simulate.ranking import rankings_for, stream
+from rpdi.metrics.seeds import stream
+from rpdi.simulate.ranking import rankings_for
 from rpdi.usermodels import exact, model_for
 
 

@@ -37,7 +37,8 @@ from rpdi.metrics.rankings import build_rankings
 from rpdi.metrics.view import View
 from rpdi.simulate import Moments, simulate, simulate_ranking
 from rpdi.simulate import vector
-from rpdi.simulate.ranking import BLOCK, block_rng, rankings_for, stream
+from rpdi.metrics.seeds import stream
+from rpdi.simulate.ranking import BLOCK, block_rng, rankings_for
 from rpdi.usermodels import MODELS, Branch, exact, model_for
 from rpdi.usermodels.rbp import RBP
 

@@ -1,5 +1,5 @@
 """The confirmation stage's tail bound (simulate/stats.py: bennett_tail, bennett_p) and the two
-tests it is applied to (simulate/check.py: mean_test, variance_test), against exact tails.
+tests it is applied to (simulate/sample.py: mean_test, variance_test), against exact tails.
 
 Every stochastic catch of the verdict rests on this stage, and a clean run never exercises it;
 so the bound is checked here where the exact answer is known:
@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom, poisson
 
-from rpdi.simulate.check import mean_test, variance_test
+from rpdi.simulate.sample import mean_test, variance_test
 from rpdi.simulate.stats import bennett_p, bennett_tail
 
 REL = 1e-9  # rounding slack of the comparisons with scipy's tails

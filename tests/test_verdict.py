@@ -1,4 +1,5 @@
-"""The three-way verdict (simulate/check.py): each part has a test that fails when it breaks.
+"""The three-way verdict (simulate/verdict.py and the modules it rests on): each part has a test
+that fails when it breaks.
 
 - Holm's step-down against a plain re-implementation from its definition, and the verdict's use
   of it: a planted stochastic disagreement must be caught, a family of chance z-scores not;
@@ -11,7 +12,11 @@
 - the variance check: exact per-user variances 4x too large are caught;
 - the rare-event case of issue 11 (RBP(p=0.5), relevant only at rank 20) is not a false alarm;
 - Bennett's bound itself: tests/test_stats.py;
-- exit statuses of ``rpdi simulate``: 0 agree, 1 disagree (naming the cell), 2 bad input.
+- exit statuses of ``rpdi simulate``: 0 agree, 1 disagree (naming the cell), 2 bad input;
+- the blind spots of issue 28: a model undefined everywhere, users sharing random draws (the
+  dispersion test), slips in INSQ's and NERR11's continuation and ERR's default max_rel (their
+  oracles), the confirmation drawing from the first stage's streams, and many marginal cells
+  that disagree together.
 Fixed seeds throughout.
 """
 
@@ -23,8 +28,14 @@ from rpdi.experiments.cli import main as rpdi_main
 from rpdi.experiments.synthetic import synthetic_collection
 from rpdi.metrics.evaluate import rankings_from_grades, score
 from rpdi.metrics.view import View
-from rpdi.simulate import check
-from rpdi.simulate.ranking import rankings_for, stream
+from rpdi.simulate import confirm, three_way
+from rpdi.simulate.api import simulate
+from rpdi.simulate.cells import Mean
+from rpdi.simulate.exact_checks import closed_vs_exact
+from rpdi.simulate.verdict import verdict
+from rpdi.simulate.verdict_text import describe
+from rpdi.metrics.seeds import stream
+from rpdi.simulate.ranking import rankings_for
 from rpdi.simulate.stats import holm
 from rpdi.usermodels import exact, model_for
 
@@ -41,21 +52,34 @@ def test_holm_matches_its_definition(holm_by_definition):
 
 
 def _cells(zs):
-    return [{"kind": "mean", "run": "r", "topic": str(i), "measure": "RBP(p=0.8)", "engine": "vector",
-             "estimate": 0.5, "exact": 0.5, "z": float(z), "users": 1000} for i, z in enumerate(zs)]
+    return [Mean(run="r", topic=str(i), measure="RBP(p=0.8)", engine="vector", estimate=0.5, exact=0.5, z=float(z),
+                 users=1000) for i, z in enumerate(zs)]
 
 
 def test_verdict_rejects_a_planted_disagreement_and_only_it():
     zs = np.random.default_rng(3).normal(size=200)
-    calm = check.verdict(_cells(zs), 0.01, confirm=lambda c: 0.5)
-    assert calm["status"] == 0 and not calm["failures"]
+    calm = verdict(_cells(zs), 0.01, confirm=lambda c: 0.5)
+    assert calm.status == 0 and not calm.failures
     zs[17] = 9.0  # one cell far off, confirmed on the independent stream
-    v = check.verdict(_cells(zs), 0.01, confirm=lambda c: 1e-9 if c["topic"] == "17" else 0.5)
-    assert v["status"] == 1 and [c["topic"] for c in v["failures"]] == ["17"]
+    v = verdict(_cells(zs), 0.01, confirm=lambda c: 1e-9 if c.topic == "17" else 0.5)
+    assert v.status == 1 and [c.topic for c in v.failures] == ["17"]
     # screened but not confirmed: marginal, not a disagreement, and it says what would settle it
-    v = check.verdict(_cells(zs), 0.01, confirm=lambda c: 0.3)
-    assert v["status"] == 0 and [c["topic"] for c in v["marginal"]] == ["17"]
-    assert "more users" in "\n".join(check.describe(v))
+    v = verdict(_cells(zs), 0.01, confirm=lambda c: 0.3)
+    assert v.status == 0 and [c.topic for c in v.marginal] == ["17"]
+    assert "more users" in "\n".join(describe(v))
+
+
+def test_many_marginal_cells_that_disagree_together_fail():
+    """Twenty cells screened out, none confirmed one by one (p 0.02 each against Holm's 0.01/21):
+    together their confirmations are far from chance (Fisher's combination), a failure; twenty
+    marginal cells whose confirmations look like chance (p 0.5) leave the verdict at AGREE."""
+    zs = np.random.default_rng(5).normal(size=200)
+    zs[:20] = 6.0
+    v = verdict(_cells(zs), 0.01, confirm=lambda c: 0.02)
+    assert v.status == 1 and len(v.marginal) == 20 and [c.kind for c in v.failures] == ["jointly"], describe(v)
+    assert "disagree together" in "\n".join(describe(v))
+    v = verdict(_cells(zs), 0.01, confirm=lambda c: 0.5)
+    assert v.status == 0 and len(v.marginal) == 20 and not v.failures
 
 
 def _row(model, rankings, horizon=None):
@@ -68,22 +92,22 @@ def test_declared_differences_are_checked_not_exempted():
     tbg = model_for("TBG")
     closed, e = score("TBG", grades), float(exact(tbg, rankings).value[0, 0])
     assert e - closed > 1e-4  # the random reading times give more than the closed form (Jensen) ...
-    assert check.closed_vs_exact(tbg, closed, e, _row(tbg, rankings))[0]  # ... exactly the declared formula
-    assert not check.closed_vs_exact(tbg, closed, e * 1.001, _row(tbg, rankings))[0]  # above closed, yet wrong
-    assert not check.closed_vs_exact(tbg, closed, closed, _row(tbg, rankings))[0]
+    assert closed_vs_exact(tbg, closed, e, _row(tbg, rankings))[0]  # ... exactly the declared formula
+    assert not closed_vs_exact(tbg, closed, e * 1.001, _row(tbg, rankings))[0]  # above closed, yet wrong
+    assert not closed_vs_exact(tbg, closed, closed, _row(tbg, rankings))[0]
     model = model_for("RBP(p=0.99)")
     closed = score("RBP(p=0.99)", grades)
     e = float(exact(model, rankings, horizon=300).value[0, 0])  # users stop at rank 300
     assert abs(e - closed) > 1e-3  # the horizon's factor 1/(1 - p^H) is visible here ...
-    assert check.closed_vs_exact(model, closed, e, _row(model, rankings, 300))[0]  # ... and declared
-    assert not check.closed_vs_exact(model, closed, e * (1 + 1e-8), _row(model, rankings, 300))[0]
+    assert closed_vs_exact(model, closed, e, _row(model, rankings, 300))[0]  # ... and declared
+    assert not closed_vs_exact(model, closed, e * (1 + 1e-8), _row(model, rankings, 300))[0]
     # an undeclared difference: RBP's closed form with p^i for p^(i-1)
     p, b = 0.8, np.array([1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0], float)
     off_by_one = (1 - p) * (b * p ** np.arange(1, 21)).sum()
     rbp = model_for("RBP(p=0.8)")
     good = float(exact(rbp, rankings).value[0, 0])
-    assert check.closed_vs_exact(rbp, (1 - p) * (b * p ** np.arange(20)).sum(), good, _row(rbp, rankings))[0]
-    assert not check.closed_vs_exact(rbp, off_by_one, good, _row(rbp, rankings))[0]
+    assert closed_vs_exact(rbp, (1 - p) * (b * p ** np.arange(20)).sum(), good, _row(rbp, rankings))[0]
+    assert not closed_vs_exact(rbp, off_by_one, good, _row(rbp, rankings))[0]
 
 
 def test_a_tbg_model_slip_the_jensen_direction_allowed_is_caught(monkeypatch):
@@ -93,11 +117,11 @@ def test_a_tbg_model_slip_the_jensen_direction_allowed_is_caught(monkeypatch):
     from rpdi.usermodels import tbg
 
     qrels, runs = _identical_topics(2)
-    assert check.simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)[1]["status"] == 0
+    assert simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)[1].status == 0
     monkeypatch.setattr(tbg, "TBG_SUMMARY_TIME", 4.0)  # the paper's 4.4 s, in the model only
-    _, v = check.simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
-    assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"closed_vs_exact"}, check.describe(v)
-    assert all(c["exact"] > c["closed_form"] for c in v["failures"])
+    _, v = simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
+    assert v.status == 1 and {c.kind for c in v.failures} == {"closed_vs_exact"}, describe(v)
+    assert all(c.exact > c.closed_form for c in v.failures)
 
 
 def _identical_topics(topics: int, runs: int = 1):
@@ -109,7 +133,7 @@ def _identical_topics(topics: int, runs: int = 1):
 
 def test_streams_are_keyed_by_topic():
     qrels, runs = _identical_topics(3)
-    records = check.simulate(qrels, runs, ["RBP(p=0.8)"], users=2000, seed=5, per_topic=True)
+    records = simulate(qrels, runs, ["RBP(p=0.8)"], users=2000, seed=5, per_topic=True)
     estimates = [r["estimate"] for r in records if r["topic"] != "all"]
     assert len(set(estimates)) == 3, estimates  # the same ranking, three topics, three samples
     assert stream(5, "sys0", "q0", "m").entropy != stream(5, "sys0", "q1", "m").entropy
@@ -118,42 +142,115 @@ def test_streams_are_keyed_by_topic():
 def test_a_stream_shared_by_topics_is_caught(monkeypatch):
     qrels, runs = _identical_topics(40, runs=4)
     measures = ["RBP(p=0.8)", "AP"]
-    _, v = check.simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
-    assert v["status"] == 0, check.describe(v)
-    keyed = check.stream
-    monkeypatch.setattr(check, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
-    _, v = check.simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
-    means = [c for c in v["failures"] if c["kind"] == "mean"]  # the statistical test sees it here
-    assert v["status"] == 1 and means and {c["topic"] for c in means} == {"all"}, check.describe(v)
+    _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
+    assert v.status == 0, describe(v)
+    keyed = three_way.stream
+    for module in (three_way, confirm):  # both stages
+        monkeypatch.setattr(module, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
+    _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
+    means = [c for c in v.failures if c.kind == "mean"]  # the statistical test sees it here
+    assert v.status == 1 and means and {c.topic for c in means} == {"all"}, describe(v)
 
 
 def test_a_stream_shared_by_unlike_topics_is_caught_by_the_streams_check(monkeypatch):
     """Where the topics' rankings differ, the mean over topics barely moves when they share a
     stream (issue 11's planted bug on the default job): the deterministic streams check names it."""
     qrels, runs = synthetic_collection(topics=8, runs=2, depth=30, seed=3)
-    _, v = check.simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
-    assert v["status"] == 0 and v["counts"]["streams"] == 1, check.describe(v)
-    keyed = check.stream
-    monkeypatch.setattr(check, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
-    _, v = check.simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
-    streams = [c for c in v["failures"] if c["kind"] == "streams"]
-    assert v["status"] == 1 and len(streams) == 1 and len(streams[0]["shared"]) == 2 * 7, check.describe(v)
-    assert "not keyed by the task" in "\n".join(check.describe(v))
+    _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
+    assert v.status == 0 and v.counts["streams"] == 1, describe(v)
+    keyed = three_way.stream
+    for module in (three_way, confirm):  # both stages
+        monkeypatch.setattr(module, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
+    _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
+    streams = [c for c in v.failures if c.kind == "streams"]
+    assert v.status == 1 and len(streams) == 1 and len(streams[0].shared) == 2 * 2 * 7, describe(v)  # both stages
+    assert "not keyed by the task" in "\n".join(describe(v))
+
+
+def test_users_sharing_random_draws_are_caught_by_the_dispersion_test(monkeypatch):
+    """Two users per uniform: every mean stays unbiased and every user's outcome has the model's
+    distribution, so neither the tests of the mean nor the variance test see it; the z-scores of
+    the rankings are over-dispersed, which the family's dispersion test sees (and confirms on
+    the independent stream, where the engine shares draws as well)."""
+    from rpdi.simulate import vector
+
+    qrels, runs = synthetic_collection(topics=100, runs=3, depth=30, seed=3)
+    measures = ["RBP(p=0.8)", "RBP(p=0.5)"]
+    _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
+    assert v.status == 0 and v.counts["dispersion"] > 250, describe(v)
+
+    def shared(self, live, counts):
+        u = np.empty(int(counts.sum()))
+        begin = 0
+        for r, k in zip(live.tolist(), counts.tolist()):
+            u[begin:begin + k] = np.repeat(self.rngs[r].random((k + 1) // 2), 2)[:k]
+            begin += k
+        return u
+
+    monkeypatch.setattr(vector._Streams, "take", shared)
+    _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
+    assert v.status == 1 and [c.kind for c in v.failures] == ["spread"], describe(v)
+    assert "over-dispersed" in "\n".join(describe(v))
+
+
+def test_the_confirmation_stage_draws_from_streams_of_its_own(monkeypatch):
+    """The confirmation's error-rate guarantee rests on its users being independent of the first
+    stage's: every ranking is confirmed here, and no stream the confirmation draws from may be
+    one the first stage drew from (first draws of each stream's first block compared)."""
+    from rpdi.metrics.evaluate import load_qrels, load_runs
+    from rpdi.metrics.rankings import build_rankings
+    from rpdi.simulate.ranking import block_rng
+
+    first_draws = {"first": [], "confirm": []}
+    for module, stage in ((three_way, "first"), (confirm, "confirm")):
+        def recording(model, rankings, users, tasks, *args, _real=module.simulate_rankings, _stage=stage, **kwargs):
+            first_draws[_stage] += [int(block_rng(t, 0).integers(2 ** 63)) for t in tasks]
+            return _real(model, rankings, users, tasks, *args, **kwargs)
+        monkeypatch.setattr(module, "simulate_rankings", recording)
+    qrels, runs = _identical_topics(3, runs=2)
+    rankings = build_rankings(load_qrels(qrels), load_runs(runs), "qrels")
+    model = model_for("RBP(p=0.8)")
+    _, (ex,), cells = three_way.three_way(rankings, [model], users=200, seed=4, engine="vector", per_topic=True,
+                                          convention="unknown", target_stderr=None, max_users=200)
+    means = [c for c in cells if isinstance(c, Mean)]
+    assert len(means) == 2 * 3 + 2
+    for c in means:
+        confirm.confirmation(rankings, model, ex, c, seed=4, convention="unknown")
+    assert len(first_draws["first"]) == 6 and len(first_draws["confirm"]) == 6 + 2 * 3  # each topic, each run
+    assert not set(first_draws["first"]) & set(first_draws["confirm"])
 
 
 def test_model_variance_too_large_is_caught(monkeypatch):
     qrels, runs = _identical_topics(10)
-    _, v = check.simulate(qrels, runs, ["RR", "RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
-    assert v["status"] == 0, check.describe(v)
+    _, v = simulate(qrels, runs, ["RR", "RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
+    assert v.status == 0, describe(v)
 
     def inflated(*args, **kwargs):
         ex = exact(*args, **kwargs)
         ex.variance = {k: 4 * x for k, x in ex.variance.items()}
         return ex
 
-    monkeypatch.setattr(check, "exact", inflated)
-    _, v = check.simulate(qrels, runs, ["RR", "RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
-    assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"variance"}, check.describe(v)
+    monkeypatch.setattr(three_way, "exact", inflated)
+    _, v = simulate(qrels, runs, ["RR", "RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
+    assert v.status == 1 and {c.kind for c in v.failures} == {"variance"}, describe(v)
+
+
+def test_a_model_undefined_wherever_its_closed_form_is_defined_fails(monkeypatch):
+    """A slip that leaves the exact values undefined everywhere used to remove the model's checks
+    (fewer checks, AGREE); now each run's "defined" cell fails."""
+    qrels, runs = _identical_topics(3, runs=2)
+    _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=200, seed=1, with_verdict=True)
+    assert v.status == 0 and v.counts["defined"] == 2, describe(v)
+
+    def undefined(*args, **kwargs):
+        ex = exact(*args, **kwargs)
+        ex.values = {k: np.full_like(x, np.nan) for k, x in ex.values.items()}
+        return ex
+
+    monkeypatch.setattr(three_way, "exact", undefined)
+    _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=200, seed=1, with_verdict=True)
+    assert v.status == 1 and [c.kind for c in v.failures] == ["defined", "defined"], describe(v)
+    assert "undefined on all 3 rankings" in "\n".join(describe(v))
 
 
 def test_rare_event_is_not_a_false_alarm():
@@ -162,9 +259,9 @@ def test_rare_event_is_not_a_false_alarm():
     confirmation on an independent stream, with Bennett's bound, does not confirm them."""
     qrels = {f"t{i}": {"rel": 1} for i in range(100)}
     run = {f"t{i}": {**{f"d{j}": 100.0 - j for j in range(1, 20)}, "rel": 80.0} for i in range(100)}
-    _, v = check.simulate(qrels, {"r": run}, ["RBP(p=0.5)"], users=5000, seed=2, with_verdict=True)
-    assert v["counts"]["screened"] >= 1 and max(abs(c["z"]) for c in v["marginal"]) > 8
-    assert v["status"] == 0
+    _, v = simulate(qrels, {"r": run}, ["RBP(p=0.5)"], users=5000, seed=2, with_verdict=True)
+    assert v.counts["screened"] >= 1 and max(abs(c.z) for c in v.marginal) > 8
+    assert v.status == 0
 
 
 def test_simulate_exit_status(tmp_path, capsys, monkeypatch):
@@ -195,13 +292,55 @@ def test_a_slip_in_a_helper_shared_by_closed_form_and_model_is_caught(monkeypatc
     qrels, runs = _identical_topics(2)
     measures = ["SDCG@5", "nDCG@5", "nDCG(dcg='exp-log2')"]
     for m in measures:
-        assert check.simulate(qrels, runs, [m], users=0, with_verdict=True)[1]["status"] == 0
+        assert simulate(qrels, runs, [m], users=0, with_verdict=True)[1].status == 0
     slip = lambda rank, b=None: 1.0 / np.log2(np.asarray(rank, dtype=float) + 2)  # noqa: E731
     monkeypatch.setattr(kernels, "discount", slip)
     monkeypatch.setattr(logdiscount, "discount", slip)
     for m in measures:
-        _, v = check.simulate(qrels, runs, [m], users=0, with_verdict=True)
-        assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"oracle"}, (m, check.describe(v))
+        _, v = simulate(qrels, runs, [m], users=0, with_verdict=True)
+        assert v.status == 1 and {c.kind for c in v.failures} == {"oracle"}, (m, describe(v))
+
+
+def test_a_slip_in_the_c_w_l_continuation_shared_by_closed_form_and_model_is_caught(monkeypatch):
+    """INSQ's and NERR11's closed forms and users share cwl_continuation: a slip there (2T read
+    as 2T + 1) moves both alike; their plain rank-by-rank formulas do not."""
+    from rpdi.metrics.measures import cwl as cwl_measures
+    from rpdi.usermodels import cwl
+
+    grades = [1, 0, 1, 0, 0, 2, 0, 1]  # r_1 = 0.5: NERR11's user may read past rank 1
+    qrels = {"q": {f"d{i}": g for i, g in enumerate(grades) if g}}
+    runs = {"sys": {"q": {f"d{i}": 10.0 - i for i in range(len(grades))}}}
+    measures = ["INSQ", "NERR11", "INST"]
+    for m in measures:
+        assert simulate(qrels, runs, [m], users=0, with_verdict=True)[1].status == 0
+    right = cwl_measures.cwl_continuation
+
+    def slip(name, i, g, seen, T=3.0, **kwargs):
+        return right(name, i, g, seen, T=T + 0.5 if name in ("INSQ", "NERR11") else T, **kwargs)
+
+    monkeypatch.setattr(cwl_measures, "cwl_continuation", slip)
+    monkeypatch.setattr(cwl, "cwl_continuation", slip)
+    for m in measures[:2]:
+        _, v = simulate(qrels, runs, [m], users=0, with_verdict=True)
+        assert v.status == 1 and {c.kind for c in v.failures} == {"oracle"}, (m, describe(v))
+    assert simulate(qrels, runs, ["INST"], users=0, with_verdict=True)[1].status == 0
+
+
+def test_a_wrong_default_of_err_s_max_rel_is_caught(monkeypatch):
+    """ERR's default max_rel (4, the paper's grades 0-4) is read by closed form and model alike
+    from the measure's declaration: a wrong default there moves both; the oracle's own does not."""
+    import dataclasses
+
+    from rpdi.metrics.measures import registry as declarations
+
+    qrels, runs = _identical_topics(2)
+    assert simulate(qrels, runs, ["ERR@10", "ERR(max_rel=3)@10"], users=0, with_verdict=True)[1].status == 0
+    spec = declarations.MEASURES["ERR"]
+    wrong = dataclasses.replace(spec, params=tuple(dataclasses.replace(p, default=3.0) for p in spec.params))
+    monkeypatch.setitem(declarations.MEASURES, "ERR", wrong)
+    _, v = simulate(qrels, runs, ["ERR@10"], users=0, with_verdict=True)
+    assert v.status == 1 and {c.kind for c in v.failures} == {"oracle"}, describe(v)
+    assert simulate(qrels, runs, ["ERR(max_rel=3)@10"], users=0, with_verdict=True)[1].status == 0
 
 
 def test_a_slip_in_tbg_s_shared_reading_time_is_caught(monkeypatch):
@@ -215,8 +354,8 @@ def test_a_slip_in_tbg_s_shared_reading_time_is_caught(monkeypatch):
     slip = lambda words: 0.018 * words + 78.0  # noqa: E731  (7.8 s)
     monkeypatch.setattr(tbg_measure, "tbg_document_time", slip)
     monkeypatch.setattr(tbg, "tbg_document_time", slip)
-    _, v = check.simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
-    assert v["status"] == 1 and {c["kind"] for c in v["failures"]} == {"oracle", "closed_vs_exact"}, check.describe(v)
+    _, v = simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
+    assert v.status == 1 and {c.kind for c in v.failures} == {"oracle", "closed_vs_exact"}, describe(v)
 
 
 def test_every_planted_bug_of_the_mutation_benchmark_still_applies(mutations_benchmark):
@@ -225,7 +364,8 @@ def test_every_planted_bug_of_the_mutation_benchmark_still_applies(mutations_ben
     from pathlib import Path
 
     mutations = mutations_benchmark
-    for name, (file, edits) in mutations.MUTATIONS.items():
-        text = (Path(mutations.ROOT) / file).read_text()
-        for old, _ in edits:
-            assert text.count(old) == 1, (name, file, old)
+    for name in mutations.MUTATIONS:
+        for file, edits in mutations.plantings(name):
+            text = (Path(mutations.ROOT) / file).read_text()
+            for old, _ in edits:
+                assert text.count(old) == 1, (name, file, old)

@@ -14,13 +14,28 @@ per topic) and the simulators (arrays of users) run the very same definition.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Callable, ClassVar
 
 import numpy as np
 
 from rpdi.metrics.measures.registry import MEASURES, Measure, MeasureSpec, Param
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.view import View
+
+
+FIT_MARGIN = 1e-4  # a fitted probability stays this far inside (0, 1)
+OPEN_UNIT = (FIT_MARGIN, 1 - FIT_MARGIN)  # the fit bounds of a probability
+
+
+@dataclass(frozen=True)
+class Declared:
+    """An expected difference between a closed form and its model's exact value: ``relation``
+    says how they relate, ``expected(closed, model, ranking)`` gives the exact value the model
+    must have on a :class:`simulate.ranking.Ranking`."""
+
+    why: str
+    relation: str
+    expected: Callable
 
 
 @dataclass
@@ -66,6 +81,14 @@ class BrowsingModel:
     ``rule`` (the browsing rule in one sentence) and ``citation`` are stated once, in the
     measure's declaration (:data:`metrics.measures.registry.MEASURES`), and read from there; a model of
     one's own, whose measure is not declared, states them itself.
+
+    What the fitter and the verdict need to know of a model is declared with it:
+    ``fit_bounds`` (the parameters ``rpdi fit`` may fit, with their bounds, where the measure's
+    name does not fix them), ``declared`` (a :class:`Declared` difference between the closed
+    form and the exact value, where the model is not exactly its measure) and ``oracle`` (a
+    method ``oracle(ranking, grades, ideal)``: the measure recomputed rank by rank from its
+    definition, sharing no code with the closed form or the model, for closed forms whose
+    helpers the model shares; None where it cannot say).
     """
 
     measure_name: ClassVar[str]
@@ -75,6 +98,9 @@ class BrowsingModel:
     normalised: ClassVar[bool] = False
     horizon: ClassVar[int] = 10_000  # users still reading here stop (C/W/L: max_depth)
     halflife: ClassVar[float | None] = None  # a time budget B ~ Exponential(ln 2 / halflife)
+    fit_bounds: ClassVar[dict[str, tuple[float, float]]] = {}
+    declared: ClassVar[Declared | None] = None
+    oracle: ClassVar[Callable | None] = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

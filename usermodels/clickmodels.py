@@ -70,7 +70,7 @@ from scipy import optimize
 
 from rpdi.metrics.clicklogs import ClickLog
 from rpdi.metrics.errors import InputError
-from rpdi.usermodels.base import BrowsingModel
+from rpdi.usermodels.base import FIT_MARGIN, OPEN_UNIT, BrowsingModel
 from rpdi.usermodels.clickpasses import (exam_index, forward, independent_marginal, independent_q, marginal,
                                          sample_automaton)
 from rpdi.usermodels.dbn import DBNUser
@@ -78,15 +78,6 @@ from rpdi.usermodels.dcm import DCMUser
 
 NOISE = 1e-6
 PRIOR = (1.0, 1.0)  # pseudo-counts (clicks, skips) added to every attractiveness estimate
-_OPEN = 1e-4
-FREE: dict[str, dict[str, tuple[float, float]]] = {
-    "RBP": {"p": (_OPEN, 1 - _OPEN)},
-    "RBP2": {"p1": (_OPEN, 1 - _OPEN), "p2": (_OPEN, 1 - _OPEN)},
-    "NERR10": {"p": (_OPEN, 1 - _OPEN)},
-    "INST": {"T": (0.01, 100.0)},
-    "INSQ": {"T": (0.01, 100.0)},
-    "BetaRBP": {"a": (0.05, 200.0), "b": (0.05, 200.0)},
-}
 STANDARD = ("GCTR", "RCTR", "DCTR", "PBM", "UBM", "CM", "DCM", "SDBN", "DBN")
 METRIC_USERS = ("P@10", "RR", "RR2", "ERR", "RBP", "RBP2", "SDCG@10", "INSQ", "INST")  # and BetaRBP, slow: 64 states
 
@@ -117,21 +108,20 @@ class ClickModel:
 
 def click_model(text: str, depth: int = 10) -> ClickModel:
     """The click model named ``text``: a standard one (``STANDARD``), a measure with a browsing
-    model (its parameters given in the name are held fixed, the others in ``FREE`` fitted), or
-    ``path.py:Class(...)`` with the class's ``fit_bounds`` free."""
+    model (its parameters given in the name are held fixed, the others in the model's ``fit_bounds``
+    fitted), or ``path.py:Class(...)`` likewise."""
     text = text.strip()
     independent = {"GCTR": ("none", "global"), "RCTR": ("none", "rank"), "DCTR": ("none", "pair"),
                    "PBM": ("rank", "pair"), "UBM": ("ubm", "pair")}
     if text in independent:
         return ClickModel(text, "independent", exam=independent[text][0], attr=independent[text][1])
     if text == "DCM":
-        return ClickModel(text, "automaton", DCMUser(depth), {f"lambda_{r}": (_OPEN, 1 - _OPEN) for r in range(1, depth)})
+        return ClickModel(text, "automaton", DCMUser(depth), {f"lambda_{r}": OPEN_UNIT for r in range(1, depth)})
     if text == "DBN":
-        return ClickModel(text, "automaton", DBNUser(), {"gamma": (_OPEN, 1.0)}, gain="satisfaction")
+        return ClickModel(text, "automaton", DBNUser(), {"gamma": (FIT_MARGIN, 1.0)}, gain="satisfaction")
     from rpdi.usermodels import model_for
     from rpdi.usermodels.ap import RobertsonAP
     from rpdi.usermodels.err import ERR
-    from rpdi.usermodels.plugin import is_plugin
 
     if text in ("CM", "SDBN"):
         return ClickModel(text, "automaton", ERR("ERR"), gain="click" if text == "CM" else "satisfaction")
@@ -140,10 +130,9 @@ def click_model(text: str, depth: int = 10) -> ClickModel:
         raise InputError(f"model {text!r}: {type(user).__name__} needs document times or the number "
                          f"of relevant documents, which a click log does not give; it cannot be fitted")
     given = set(re.findall(r"(\w+)\s*=", text.split("(", 1)[1])) if "(" in text else set()
-    bounds = getattr(type(user), "fit_bounds", {}) if is_plugin(text) else FREE.get(user.measure_name, {})
-    free = {k: v for k, v in bounds.items() if k not in given}
+    free = {k: v for k, v in type(user).fit_bounds.items() if k not in given}
     if isinstance(user, ERR):  # the satisfaction of a click, s, is fitted
-        return ClickModel(text, "automaton", user, {"s": (_OPEN, 1.0)}, gain="scaled", measure=text)
+        return ClickModel(text, "automaton", user, {"s": (FIT_MARGIN, 1.0)}, gain="scaled", measure=text)
     return ClickModel(text, "automaton", user, free, measure=_measure_text(text, list(free)))
 
 
@@ -336,7 +325,7 @@ def fit(model: str | ClickModel, log: ClickLog, *, by_grade: bool = False, noise
         return float(w @ forward(cm.user, clicks, a, _gain(sigma, idx, th, clicks.shape), noise).ll) / S
 
     names = list(theta)
-    bounds = [cm.free.get(k, (_OPEN, 1.0)) for k in names]
+    bounds = [cm.free.get(k, (FIT_MARGIN, 1.0)) for k in names]
 
     def theta_step():
         nonlocal theta

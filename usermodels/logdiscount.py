@@ -1,5 +1,7 @@
 """The log-discount user of SDCG@k, DCG@k and nDCG@k."""
 
+import math
+
 import numpy as np
 
 from rpdi.metrics.measures.kernels import EXP_TOP, discount, scaled_exp_gains
@@ -19,6 +21,13 @@ class SDCG(BrowsingModel):
     aggregation = "rate"
     b = None
 
+    def oracle(self, ranking, grades, ideal) -> float:
+        """SDCG@k = sum_{i<=k} g_i / log2(i + 1) over sum_{i<=k} 1 / log2(i + 1) (Moffat 2013), by
+        math.log2 rank by rank."""
+        w = [1.0 / math.log2(i + 1) for i in range(1, self.k + 1)]
+        g = list(ranking.gains[:self.k]) + [0.0] * (self.k - min(len(ranking.gains), self.k))
+        return sum(x * y for x, y in zip(g, w)) / sum(w)
+
     def step(self, state, at):
         go_on = discount(at.rank + 1, self.b) / discount(at.rank, self.b)
         return geometric(go_on if self.before_cutoff(at.rank) else 0.0, at.gain)
@@ -34,6 +43,7 @@ class DCG(SDCG):
 
     measure_name = "DCG"
     aggregation = "total"
+    oracle = None  # SDCG's is SDCG's own
 
     def gains(self, grade, view):
         return grade if self.dcg == "log2" else np.exp2(grade) - 1.0
@@ -47,6 +57,26 @@ class NDCG(DCG):
 
     measure_name = "nDCG"
     normalised = True
+
+    def oracle(self, ranking, grades, ideal) -> float | None:
+        """nDCG@k = sum_{i<=k} gain(g_i) / log2(i + 1) over the same sum on the ideal ordering of the
+        topic's judged grades (to rank k, or to its end without a cutoff), gain(g) = g or 2^g - 1
+        (Järvelin & Kekäläinen 2002), rank by rank with math.log2 (None: trec_eval's level=gain pairs
+        or an ideal of 0, where the closed form alone defines the number)."""
+        if self.measure.params["level_gains"]:
+            return None
+        top = float(ideal[0]) if len(ideal) else 0.0
+        shift = max(top - 50.0, 0.0)  # 2^g would overflow past g = 1023; the ratio is unchanged
+
+        def gain(g):
+            g = 0.0 if math.isnan(g) else float(g)
+            return g if self.dcg == "log2" else 2.0 ** (g - shift) - 2.0 ** -shift
+
+        k = len(grades) if self.k is None else self.k
+        width = len(ideal) if self.k is None else min(self.k, len(ideal))
+        actual = sum(gain(g) / math.log2(i + 1) for i, g in enumerate(grades[:k], start=1))
+        best = sum(gain(max(g, 0.0)) / math.log2(i + 1) for i, g in enumerate(ideal[:width], start=1))
+        return actual / best if best > 0 else None
     def gains(self, grade, view):
         """As DCG's, over 2^(largest grade - EXP_TOP) when that is positive: the ratio to the ideal
         is unchanged and grades of 1024 and more do not overflow."""

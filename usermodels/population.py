@@ -23,6 +23,8 @@ class BetaRBP(RBP):
 
     measure_name = "BetaRBP"
     aggregation = "total"
+    fit_bounds = {"a": (0.05, 200.0), "b": (0.05, 200.0)}
+    declared = None  # RBP's horizon is RBP's own
 
     def n_states(self, view):
         return NODES

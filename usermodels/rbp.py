@@ -1,6 +1,6 @@
 """RBP: the user with constant persistence p."""
 
-from rpdi.usermodels.base import BrowsingModel, geometric
+from rpdi.usermodels.base import OPEN_UNIT, BrowsingModel, Declared, geometric
 
 
 class RBP(BrowsingModel):
@@ -16,6 +16,10 @@ class RBP(BrowsingModel):
 
     measure_name = "RBP"
     aggregation = "rate"
+    fit_bounds = {"p": OPEN_UNIT}
+    declared = Declared("horizon truncation: a user still reading at rank D (the model's horizon) stops "
+                        "there, so E[N] = (1 - p^D)/(1 - p)", "exact = closed form / (1 - p^D)",
+                        lambda closed, model, ranking: closed / (1 - model.p ** ranking.horizon))
 
     def step(self, state, at):
         return geometric(self.p, at.gain)

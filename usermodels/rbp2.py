@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from rpdi.usermodels.base import BrowsingModel, geometric
+from rpdi.usermodels.base import OPEN_UNIT, BrowsingModel, geometric
 
 
 class RBP2(BrowsingModel):
@@ -16,6 +16,7 @@ class RBP2(BrowsingModel):
 
     measure_name = "RBP2"
     aggregation = "rate"
+    fit_bounds = {"p1": OPEN_UNIT, "p2": OPEN_UNIT}
 
 
     def step(self, state, at):

@@ -8,7 +8,8 @@ from rpdi.experiments.commands.inputs import collection
 from rpdi.experiments.formats import SIMULATE_FIELDS, format_records
 from rpdi.experiments.report import Summary
 from rpdi.metrics.errors import InputError
-from rpdi.simulate.check import describe, simulate
+from rpdi.simulate.api import simulate
+from rpdi.simulate.verdict_text import describe
 from rpdi.simulate.settings import check_settings
 from rpdi.usermodels import model_for
 

@@ -27,7 +27,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# name -> (file, [(old, new), ...]); every old text must occur exactly once in the file
+# name -> (file, [(old, new), ...]), or a list of such pairs (one bug planted in several files);
+# every old text must occur exactly once in its file
 MUTATIONS = {
     "rbp-continuation-0.99p": ("usermodels/rbp.py", [
         ("return geometric(self.p, at.gain)", "return geometric(0.99 * self.p, at.gain)")]),
@@ -48,7 +49,7 @@ MUTATIONS = {
     "trec-tie-break-reversed": ("metrics/rankings.py", [
         ("order[idx] = sub[np.argsort(group * k + (k - 1 - rank))]",
          "order[idx] = sub[np.argsort(group * k + rank)]")]),
-    "stream-not-keyed-by-topic": ("simulate/ranking.py", [
+    "stream-not-keyed-by-topic": ("metrics/seeds.py", [
         ('digest = hashlib.blake2b("\\x00".join(key).encode()',
          'digest = hashlib.blake2b("\\x00".join(key[:1] + key[2:]).encode()')]),
     "exact-variance-4x": ("usermodels/exact.py", [
@@ -62,7 +63,28 @@ MUTATIONS = {
         ("Branch(1 - click, 0.0, True, time=TBG_SUMMARY_TIME)", "Branch(1 - click, 0.0, True, time=0.9 * TBG_SUMMARY_TIME)")]),
     "tbg-shared-reading-time": ("metrics/measures/tbg.py", [
         ("return 0.018 * words + 7.8", "return 0.018 * words + 8.7")]),
+    "exact-undefined-everywhere": ("usermodels/exact.py", [
+        ("defined = mass.sum(-1) > 0", "defined = mass.sum(-1) < 0")]),
+    "hit-adds-every-gain": ("usermodels/hit.py", [
+        ("Branch(1.0, np.maximum(at.gain - at.best, 0.0),", "Branch(1.0, at.gain,")]),
+    "tbg-budget-slip-weak-confirmation": [  # a weak bias that the first stage sees on a few cells, and a
+        ("simulate/vector.py", [  # confirmation bound too conservative to confirm any of them alone
+            ("pick([model.survival(b.time) for b in branches])",
+             "pick([model.survival(0.97 * b.time) for b in branches])")]),
+        ("simulate/confirm.py", [
+            ('return bennett_p(test["d"], test["V"]', 'return bennett_p(0.25 * test["d"], test["V"]')])],
+    "confirmation-reuses-first-stage-streams": ("simulate/confirm.py", [
+        ('return stream(seed, run, topic, measure, "confirm")', "return stream(seed, run, topic, measure)")]),
+    "two-users-per-uniform": ("simulate/vector.py", [
+        ("self.rngs[r].random(out=u[begin:begin + k])",
+         "u[begin:begin + k] = np.repeat(self.rngs[r].random((k + 1) // 2), 2)[:k]")]),
 }
+
+
+def plantings(name: str) -> list[tuple[str, list]]:
+    """The (file, edits) pairs of a mutation."""
+    spec = MUTATIONS[name]
+    return spec if isinstance(spec, list) else [spec]
 
 
 def copy_package(dest: str) -> str:
@@ -165,9 +187,10 @@ def main() -> int:
                 print("the unmutated package does not agree: mutation results would mean nothing")
                 return 1
         for name in names:
-            file, edits = MUTATIONS[name]
             with tempfile.TemporaryDirectory(dir=base) as dest:
-                mutate(copy_package(dest), file, edits)
+                package = copy_package(dest)
+                for file, edits in plantings(name):
+                    mutate(package, file, edits)
                 label, why, seconds = run_default_job(dest, config)
             label = {"disagree": "caught", "agree": "MISSED", "error": "error"}[label]
             counts[label] += 1

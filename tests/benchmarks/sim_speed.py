@@ -38,7 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from rpdi.metrics.evaluate import rankings_from_grades  # noqa: E402
 from rpdi.metrics.view import View  # noqa: E402
 from rpdi.simulate import agents, simulate_ranking, vector  # noqa: E402
-from rpdi.simulate.ranking import BLOCK, rankings_for, stream  # noqa: E402
+from rpdi.metrics.seeds import stream  # noqa: E402
+from rpdi.simulate.ranking import BLOCK, rankings_for  # noqa: E402
 from rpdi.usermodels import model_for  # noqa: E402
 
 

@@ -29,7 +29,14 @@ from scipy.stats import binomtest
 
 from rpdi.experiments.bundled import CAST2021_QRELS, cast2021_runs
 from rpdi.experiments.synthetic import synthetic_collection
-from rpdi.simulate import check
+from rpdi.metrics.evaluate import load_qrels, load_runs
+from rpdi.metrics.rankings import build_rankings
+from rpdi.simulate import three_way
+from rpdi.simulate.confirm import confirmation
+from rpdi.simulate.exact_checks import reading_cells
+from rpdi.simulate.verdict import verdict
+from rpdi.simulate.verdict_text import describe
+from rpdi.usermodels import model_for
 
 DEFAULT_MEASURES = ["P@10", "RR", "AP", "RBP(p=0.5)", "RBP(p=0.8)", "RBP(p=0.95)", "ERR@20", "SDCG@10",
                     "INST", "TBG"]
@@ -50,7 +57,7 @@ def collections():
             "synthetic": lambda: (q, runs, DEFAULT_MEASURES)}
 
 
-_EXACT = check.exact
+_EXACT = three_way.exact
 _CACHE: dict = {}
 
 
@@ -64,28 +71,28 @@ def _cached_exact(model, rankings, convention="unknown", **kwargs):
 _RANKINGS: dict = {}
 
 
-def _verdicts(name: str, seeds: list[int], users: int, alpha: float, measures) -> list[tuple[int, dict]]:
+def _verdicts(name: str, seeds: list[int], users: int, alpha: float, measures) -> list[tuple]:
     """(seed, verdict) for each seed, the data loaded and the exact values computed once."""
-    check.exact = _cached_exact
+    three_way.exact = _cached_exact
     if name not in _RANKINGS:
         qrels, runs, default = collections()[name]()
-        qrels, runs = check.load_qrels(qrels), check.load_runs(runs)
-        _RANKINGS[name] = (qrels, runs, check.build_rankings(qrels, runs, "qrels"), default)
+        qrels, runs = load_qrels(qrels), load_runs(runs)
+        _RANKINGS[name] = (qrels, runs, build_rankings(qrels, runs, "qrels"), default)
     qrels, runs, rankings, default = _RANKINGS[name]
-    models = [check.model_for(m) for m in (measures or default)]
+    models = [model_for(m) for m in (measures or default)]
     out = []
     for seed in seeds:
-        _, expectations, cells = check.three_way(rankings, models, users=users, seed=seed, engine="vector",
-                                                 per_topic=False, convention="unknown", target_stderr=None,
-                                                 max_users=users)
-        cells += check.reading_cells(qrels, runs, rankings)
+        _, expectations, cells = three_way.three_way(rankings, models, users=users, seed=seed, engine="vector",
+                                                           per_topic=False, convention="unknown", target_stderr=None,
+                                                           max_users=users)
+        cells += reading_cells(qrels, runs, rankings)
         by_measure = {m.measure.text: (m, ex) for m, ex in zip(models, expectations)}
 
         def confirm(cell):
-            model, ex = by_measure[cell["measure"]]
-            return check.confirmation(rankings, model, ex, cell, seed=seed, convention="unknown")
+            model, ex = by_measure[cell.measure]
+            return confirmation(rankings, model, ex, cell, seed=seed, convention="unknown")
 
-        out.append((seed, check.verdict(cells, alpha, confirm)))
+        out.append((seed, verdict(cells, alpha, confirm)))
     return out
 
 
@@ -99,10 +106,10 @@ def calibrate(name: str, seeds: int, users: int, alpha: float, first_seed: int, 
         results = [r for part in pool.map(_verdicts, [name] * workers, chunks, [users] * workers,
                                           [alpha] * workers, [measures] * workers) for r in part]
     for seed, v in sorted(results, key=lambda x: x[0]):
-        alarms += v["status"] == 1
-        screens += v["counts"]["screened"] > 0
-        if v["status"] == 1:
-            print(f"  {name} seed {seed}: false alarm: {check.describe(v)[1:]}", flush=True)
+        alarms += v.status == 1
+        screens += v.counts["screened"] > 0
+        if v.status == 1:
+            print(f"  {name} seed {seed}: false alarm: {describe(v)[1:]}", flush=True)
     ci = binomtest(alarms, seeds).proportion_ci(0.95, method="exact")
     print(f"{name:10s} false-alarm rate {alarms}/{seeds} = {alarms / seeds:.4f} "
           f"(95% CI {ci.low:.4f}-{ci.high:.4f}) vs alpha {alpha:g}; first stage alone would reject "

@@ -1,0 +1,53 @@
+"""The public ``simulate()``: closed form, exact expectation and simulated users side by side, with the verdict."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from rpdi.metrics.errors import InputError
+from rpdi.metrics.evaluate import load_qrels, load_runs
+from rpdi.metrics.rankings import build_rankings
+from rpdi.simulate.confirm import confirmation
+from rpdi.simulate.exact_checks import reading_cells
+from rpdi.simulate.settings import check_settings
+from rpdi.simulate.three_way import three_way
+from rpdi.simulate.verdict import ALPHA, verdict
+from rpdi.usermodels import model_for
+
+
+def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed: int = 0,
+             engine: str = "vector", per_topic: bool = False, convention: str = "unknown",
+             topics: str = "qrels", target_stderr: float | None = None,
+             max_users: int = 10_000_000, progress: bool = False, alpha: float = ALPHA,
+             with_verdict: bool = False, force: bool = False):
+    """Closed form, exact expectation and simulation side by side; a list of flat records
+    ``{"run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr",
+    "z", "users"}``, one per (run, topic) with ``per_topic`` and one per (run, measure) with
+    topic ``"all"`` (means over topics; the stderr of a mean of independent estimates).
+    ``users=0`` skips sampling. stderr is the standard error of the estimate under the model
+    (see :func:`simulate.sample.model_stderr`; rate by the delta method), z = (estimate - exact) / stderr, null
+    where stderr is 0: the model's outcome does not vary, and estimate and exact must be equal.
+    Undefined values (R = 0) are null and left out of means. With ``with_verdict`` it returns
+    (records, :func:`simulate.verdict.verdict` of every comparison at family-wise error rate ``alpha``). Settings are
+    validated as on the command line (:mod:`simulate.settings`); a simulation estimated beyond
+    :data:`simulate.work.TIME_LIMIT` seconds of work is refused unless ``force``."""
+    check_settings(dict(users=users, seed=seed, engine=engine, convention=convention, topics=topics,
+                        target_stderr=target_stderr, max_users=max_users, force=force))
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
+    models = [model_for(m) for m in measures]
+    qrels, runs = load_qrels(qrels), load_runs(runs)
+    rankings = build_rankings(qrels, runs, topics)
+    records, expectations, cells = three_way(
+        rankings, models, users=users, seed=seed, engine=engine, per_topic=per_topic, convention=convention,
+        target_stderr=target_stderr, max_users=max_users, progress=progress, force=force)
+    cells += reading_cells(qrels, runs, rankings)
+    if not with_verdict:
+        return records
+    by_measure = {m.measure.text: (m, ex) for m, ex in zip(models, expectations)}
+
+    def confirm(cell):
+        model, ex = by_measure[cell.measure]
+        return confirmation(rankings, model, ex, cell, seed=seed, convention=convention)
+
+    return records, verdict(cells, alpha, confirm)
