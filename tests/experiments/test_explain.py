@@ -3,8 +3,8 @@ input in one line with exit status 2."""
 
 from __future__ import annotations
 
+import inspect
 import json
-import os
 
 import pytest
 
@@ -12,9 +12,9 @@ from rpdi.choices import TABLE_II_RANKING
 from rpdi.experiments.cli import main as rpdi_main
 from rpdi.experiments.commands.explain import parse_ranking
 from rpdi.metrics.errors import InputError
+from rpdi.usermodels.examples.two_strikes import TwoStrikes
 
-TWO_STRIKES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "usermodels", "examples",
-                           "two_strikes.py") + ":TwoStrikes(n=2)"
+TWO_STRIKES = inspect.getfile(TwoStrikes) + ":TwoStrikes(n=2)"
 
 
 def run(capsys, argv):

@@ -34,7 +34,7 @@ from rpdi.experiments.cli import main
 from rpdi.metrics import evaluate
 from rpdi.metrics.evaluate import trec_report
 
-DATA = Path(__file__).parent / "data" / "trec_eval"
+DATA = Path(__file__).parents[1] / "data" / "trec_eval"
 QRELS, RUN = str(DATA / "qrels.comment.test"), str(DATA / "results.comment.test")
 TRUNC = str(DATA / "results.trunc")  # reconstructed, see the data README
 

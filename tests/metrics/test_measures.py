@@ -41,7 +41,7 @@ from rbp_eval import DEPTH_FULL, Ordering, RelType, evaluate as rbp_evaluate, lo
 
 from rpdi.metrics import evaluate
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TOL = 1e-9
 # gdeval prints %.5f: within 5e-6 of its value (0.109375 prints as 0.10938); 1e-12 more covers
 # the binary value of the printed decimal and the order of floating-point sums

@@ -11,7 +11,7 @@ that fails when it breaks.
   the deterministic streams check everywhere;
 - the variance check: exact per-user variances 4x too large are caught;
 - the rare-event case of issue 11 (RBP(p=0.5), relevant only at rank 20) is not a false alarm;
-- Bennett's bound itself: tests/test_stats.py;
+- Bennett's bound itself: tests/simulate/test_stats.py;
 - exit statuses of ``rpdi simulate``: 0 agree, 1 disagree (naming the cell), 2 bad input;
 - the blind spots of issue 28: a model undefined everywhere, users sharing random draws (the
   dispersion test), slips in INSQ's and NERR11's continuation and ERR's default max_rel (their

@@ -3,7 +3,6 @@ P@k's, hand-computed stopping ranks of the two_strikes example, and the closed f
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest
@@ -13,8 +12,7 @@ from rpdi.metrics.evaluate import rankings_from_grades, score
 from rpdi.usermodels import model_for
 from rpdi.usermodels.per_rank import per_rank
 
-EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "usermodels", "examples")
-TWO_STRIKES = os.path.join(EXAMPLES, "two_strikes.py") + ":TwoStrikes"
+TWO_STRIKES = "rpdi.usermodels.examples.two_strikes:TwoStrikes"
 
 
 @pytest.mark.parametrize("p", [0.5, 0.8, 0.95])
