@@ -18,7 +18,8 @@ import rpdi
 from rpdi.experiments.bundled import CAST2021_QRELS, cast2021_runs
 from rpdi.experiments.cli import main
 from rpdi.metrics.errors import InputError
-from rpdi.usermodels import RBP, model_for
+from rpdi.metrics import build_rankings, load_qrels, load_runs
+from rpdi.usermodels import RBP, exact, model_for
 from rpdi.usermodels.examples.two_strikes import TwoStrikes
 from rpdi.usermodels.plugin import load_plugin
 from rpdi.usermodels.scoring import resolve
@@ -135,8 +136,6 @@ def test_a_model_and_its_name_give_the_same_exact_values():
 def _cast_by_hand(n: int) -> dict[tuple[str, str], float]:
     """TwoStrikes(n) on every CAsT 2021 ranking by hand: the ranking's grades in trec_eval's
     order (unjudged as non-relevant, the valued end of the unknown convention's interval)."""
-    from rpdi.metrics import build_rankings, load_qrels, load_runs
-
     r = build_rankings(load_qrels(CAST2021_QRELS), load_runs(cast2021_runs()), "qrels")
     return {(run, str(topic)): two_strikes_by_hand(r.grade[s, t, :r.length[s, t]].tolist(), n)
             for s, run in enumerate(r.runs) for t, topic in enumerate(r.topics)}
@@ -152,6 +151,13 @@ def test_rpdi_eval_scores_a_model_of_ones_own_on_cast(capsys):
     assert len(per_topic) == len(by_hand) == 5 * 158
     for r in per_topic:
         assert r["value"] == pytest.approx(by_hand[r["run"], r["topic"]], abs=1e-12), r
+    # and the exact evaluator's values and intervals, as rpdi simulate reports them
+    rankings = build_rankings(load_qrels(CAST2021_QRELS), load_runs(cast2021_runs()), "qrels")
+    expected = exact(model_for(f"{EXAMPLE}:TwoStrikes(n=2)"), rankings, "unknown")
+    index = {(run, str(topic)): (s, t) for s, run in enumerate(rankings.runs) for t, topic in enumerate(rankings.topics)}
+    for r in per_topic:
+        s, t = index[r["run"], r["topic"]]
+        assert (r["value"], r["residual"]) == (expected.value[s, t], expected.residual[s, t])
 
 
 def test_rpdi_compare_takes_a_model_of_ones_own(capsys):
