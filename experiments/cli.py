@@ -19,7 +19,8 @@ from rpdi.choices import (AVERAGES, COMPAT, CONVENTIONS, CORRECTIONS, ENGINES, F
                           TABLE_II_RANKING, TESTS, TOPICS, UNDEFINED)
 
 
-PLUGIN_HELP = ("a model of one's own, path/to/model.py:Class(param=value,...)@k: its file is imported "
+PLUGIN_HELP = ("a model of one's own, path/to/model.py:Class(param=value,...)@k or package.module:Class(...)@k "
+               "(valued by its exact expectation where a closed form is asked for): its file is imported "
                "and EXECUTES PYTHON CODE, so name only files you trust")
 
 
@@ -37,7 +38,7 @@ def _collection_arguments() -> argparse.ArgumentParser:
                         "without extension, or given as NAME=PATH (e.g. a=a/run.txt b=b/run.txt)")
     p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
                    help="measure name as in ir_measures (P@10, nDCG@10, RBP(p=0.8)) or trec_eval "
-                        "(P_10, map, ndcg_cut.10,20, all_trec); repeatable. rpdi simulate also takes "
+                        "(P_10, map, ndcg_cut.10,20, all_trec); repeatable; or "
                         + PLUGIN_HELP)
     p.add_argument("-q", "--per-topic", action="store_true", help="also report every topic (trec_eval -q)")
     p.add_argument("--topics", choices=TOPICS, default=None,
