@@ -17,13 +17,14 @@ from rpdi.metrics.evaluate import compute, load_qrels, load_runs
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.rankings import build_rankings
-from rpdi.metrics.significance import (FIELDS, bootstrap_interval, compare_scores, discriminative_power,
-                                       pairs_of, t_interval)
+from rpdi.metrics.significance import FIELDS as PAIR_FIELDS
+from rpdi.metrics.significance import bootstrap_interval, compare_scores, discriminative_power, pairs_of, t_interval
 from rpdi.metrics.seeds import stream
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.view import View
 from rpdi.usermodels import MODELS, model_for, resolve
 
+FIELDS = PAIR_FIELDS + ("method",)  # method: the values compared are closed forms, or exact expectations
 USER_FIELDS = ("user_outcome", "user_b_better", "user_ci_low", "user_ci_high", "user_method")
 
 
@@ -48,7 +49,8 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
             topics: str = "qrels", users: int | None = None, convention: str = "unknown",
             force: bool = False, dataframe: bool = False):
     """Compare runs pairwise on each measure; records with the fields of
-    :data:`metrics.significance.FIELDS` (a pandas DataFrame with ``dataframe``).
+    :data:`FIELDS` (a pandas DataFrame with ``dataframe``): ``method`` says whether the values compared
+    are closed forms or, for a model with none, exact expectations.
 
     Pairs are all pairs in the order given (``diff`` = mean of the later run minus the earlier)
     or, with ``baseline``, each other run against it. ``test``: t, wilcoxon, randomization
@@ -93,7 +95,7 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     records = []
     for m, score in zip(parsed, compute(rankings, parsed)):
         X = np.nan_to_num(score.value[:, common])
-        recs = compare_scores(X, names, m.text, **options)
+        recs = [r | {"method": m.spec.method} for r in compare_scores(X, names, m.text, **options)]
         if users is not None:
             model = model_for(m) if _has_model(m) else None
             for r, extra in zip(recs, _users(model, rankings, common, users, convention, options)):
@@ -163,10 +165,12 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
 
     c = config.compare
     per: dict[str, dict[str, dict[str, float]]] = {}
+    method = {}
     for r in records:
         value = r["closed_form"] if r["closed_form"] is not None else r["exact"]
         if r["topic"] != "all":
             per.setdefault(r["measure"], {}).setdefault(r["run"], {})[r["topic"]] = value
+            method.setdefault(r["measure"], "closed_form" if r["closed_form"] is not None else "exact")
     pairs, power = [], []
     rankings = None
     if c.users is not None:
@@ -184,7 +188,8 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
                                     for r in runs], dtype=float))
         options = dict(test=c.test, correction=c.correction, alpha=c.alpha, resamples=c.resamples,
                        seed=config.experiment.seed, interval=c.interval)
-        recs = compare_scores(X, runs, measure, baseline=c.baseline, **options)
+        recs = [r | {"method": method[measure]}
+                for r in compare_scores(X, runs, measure, baseline=c.baseline, **options)]
         if rankings is not None:
             index = {str(t): i for i, t in enumerate(rankings.topics)}
             common = np.array([index[t] for t in topics])

@@ -180,6 +180,9 @@ def compare_table(records: list[dict], alpha: float, baseline: str | None = None
     if users:
         text += ("P(B user better): chance that a user of B ends with a better outcome than a user "
                  "of A on the same topic (ties half; 0.5 = no difference), mean over topics\n")
+    exact = list(dict.fromkeys(r["measure"] for r in records if r["method"] == "exact"))
+    if exact:
+        text += f"{', '.join(exact)}: no closed form; compared on the exact expectations of the browsing model\n"
     return text
 
 

@@ -230,7 +230,7 @@ def test_compare_on_cast_matches_evaluate_and_scipy():
     assert recs[0]["p"] == stats.ttest_rel(b, a).pvalue
     assert recs[0]["topics"] == len(a)
     df = rpdi.compare(CAST2021_QRELS, runs, ["RR"], resamples=500, dataframe=True)
-    assert list(df.columns) == list(FIELDS) and len(df) == 1
+    assert list(df.columns) == list(FIELDS) + ["method"] and len(df) == 1 and df["method"][0] == "closed_form"
 
 
 def test_compare_command_table_json_and_power(tmp_path, capsys):
@@ -238,7 +238,7 @@ def test_compare_command_table_json_and_power(tmp_path, capsys):
     base = ["compare", CAST2021_QRELS, *runs, "-m", "nDCG@10", "-m", "RR", "--resamples", "300"]
     assert main(base + ["--format", "json"]) == 0
     recs = json.loads(capsys.readouterr().out)
-    assert len(recs) == 2 * 3 and set(recs[0]) == set(FIELDS)
+    assert len(recs) == 2 * 3 and set(recs[0]) == set(FIELDS) | {"method"}
     assert main(base + ["--baseline", "org_manual_bm25", "--plots", str(tmp_path)]) == 0
     table = capsys.readouterr().out
     line = {name: next(x for x in table.splitlines() if f" {name} " in x or x.endswith(f" {name}"))

@@ -189,4 +189,5 @@ def test_a_config_compares_a_model_of_ones_own_as_rpdi_compare_does(tmp_path, ca
           "--format", "json"])
     for p in json.loads(capsys.readouterr().out):
         q = config[p["run_a"], p["run_b"]]
+        assert p["method"] == q["method"] == "exact"
         assert (q["mean_a"], q["mean_b"], q["p"]) == pytest.approx((p["mean_a"], p["mean_b"], p["p"]))
