@@ -12,15 +12,16 @@ from rpdi.simulate.exact_checks import reading_cells
 from rpdi.simulate.settings import check_settings
 from rpdi.simulate.three_way import three_way
 from rpdi.simulate.verdict import ALPHA, verdict
-from rpdi.usermodels import model_for
+from rpdi.usermodels import BrowsingModel, model_for
 
 
-def simulate(qrels, runs, measures: Iterable[str], *, users: int = 10_000, seed: int = 0,
+def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[BrowsingModel]], *, users: int = 10_000, seed: int = 0,
              engine: str = "vector", per_topic: bool = False, convention: str = "unknown",
              topics: str = "qrels", target_stderr: float | None = None,
              max_users: int = 10_000_000, progress: bool = False, alpha: float = ALPHA,
              with_verdict: bool = False, force: bool = False):
-    """Closed form, exact expectation and simulation side by side; a list of flat records
+    """Closed form, exact expectation and simulation side by side for each measure (a name, a
+    model of one's own by file or module, or a BrowsingModel class or instance); a list of flat records
     ``{"run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr",
     "z", "users"}``, one per (run, topic) with ``per_topic`` and one per (run, measure) with
     topic ``"all"`` (means over topics; the stderr of a mean of independent estimates).
