@@ -21,7 +21,10 @@ def collection(args):
 
 def resolved_measures(texts: list[str]) -> list:
     """The -m arguments, a model of one's own loaded (once) as its measure, valued by its exact
-    expectation; other names as given."""
+    expectation; other names as given. The browsing models are imported only when a name is of
+    one's own (``file.py:Class``, ``module:Class``): a plain ``rpdi eval`` starts without them."""
+    if not any(":" in m for m in texts):
+        return list(texts)
     from rpdi.usermodels import resolve
 
     return [resolve(m) for m in texts]
