@@ -40,6 +40,11 @@ def test_runs_of_the_same_file_name_are_named_name_equals_path(files, run_cli):
         assert status == 0
         alone = {r["measure"]: r["value"] for r in json.loads(out)}
         assert alone == {m: named[name, m] for m in ("P@2", "AP")}
+    status, out, err = run_cli(["compare", q, f"first={a}", f"second={b}", "-m", "AP", "--format", "json"])
+    assert status == 0, err
+    [pair] = json.loads(out)
+    assert (pair["run_a"], pair["run_b"], pair["mean_a"], pair["mean_b"]) == \
+        ("first", "second", named["first", "AP"], named["second", "AP"])
 
 
 def test_digits_and_significant_standard_errors(files, run_cli):
