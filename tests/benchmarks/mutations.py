@@ -75,6 +75,10 @@ MUTATIONS = {
             ('return bennett_p(test["d"], test["V"]', 'return bennett_p(0.25 * test["d"], test["V"]')])],
     "confirmation-reuses-first-stage-streams": ("simulate/confirm.py", [
         ('return stream(seed, run, topic, measure, "confirm")', "return stream(seed, run, topic, measure)")]),
+    "insq-continuation-shared-slip": ("metrics/measures/cwl.py", [  # closed form and user share it
+        ("insq = ((i + 2 * T - 1) / (i + 2 * T)) ** 2", "insq = ((i + 2 * T) / (i + 2 * T + 1)) ** 2")]),
+    "err-default-max-rel-3": ("metrics/measures/err.py", [  # closed form and user read the default
+        ('MeasureSpec("ERR", err, (Param("max_rel", float, 4.0,', 'MeasureSpec("ERR", err, (Param("max_rel", float, 3.0,')]),
     "two-users-per-uniform": ("simulate/vector.py", [
         ("self.rngs[r].random(out=u[begin:begin + k])",
          "u[begin:begin + k] = np.repeat(self.rngs[r].random((k + 1) // 2), 2)[:k]")]),
