@@ -64,7 +64,7 @@ def fit_and_evaluate(train: ClickLog, test: ClickLog, models: list[str], *, by_g
     for i, name in enumerate(models):
         f = fit(name, train, by_grade=by_grade, stderr=stderr)
         e = evaluate(f, test, np.random.default_rng(np.random.SeedSequence([seed, 14, i])))
-        rec = {"model": name, "fitted": f.measure, "parameters": f.describe(), "loglik": e["loglik"],
+        rec = {"model": name, "fitted": f.measure, "parameters": f.parameters_text(), "loglik": e["loglik"],
                "perplexity": e["perplexity"]}
         rec.update({f"perplexity_{r + 1}": float(v) for r, v in enumerate(e["perplexity_rank"])})
         rec.update({"train_loglik": f.loglik, "iterations": f.iterations, "seconds": f.seconds,

@@ -157,7 +157,7 @@ class Fitted:
         m = self.model.measure
         return None if m is None else m.format(**{k: f"{v:.4g}" for k, v in self.params.items()})
 
-    def describe(self) -> str:
+    def parameters_text(self) -> str:
         """Parameters with standard errors, e.g. "p=0.6213±0.0041"."""
         parts = []
         for k, v in self.params.items():
