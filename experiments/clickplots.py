@@ -8,7 +8,7 @@ import tempfile
 
 
 def plot_fit(records: list[dict], path: str, title: str = "") -> str:
-    """Write the figure of :func:`rpdi.usermodels.clickmodels.fit_and_evaluate`'s records to
+    """Write the figure of :func:`rpdi.usermodels.clickeval.fit_and_evaluate`'s records to
     ``path`` (PNG or SVG by extension), atomically; returns the path."""
     import matplotlib
 

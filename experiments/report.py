@@ -23,7 +23,7 @@ from rpdi.experiments.formats import SIMULATE_FIELDS, align, md_table, number, t
 from rpdi.experiments.store import write_atomic
 from rpdi.simulate.cells import Cell, ClosedVsExact, Stochastic, ZeroVariance, cell_from_dict
 from rpdi.simulate.verdict import Verdict
-from rpdi.simulate.verdict_text import describe
+from rpdi.simulate.verdict_text import verdict_lines
 
 
 def agreement_table(records: list[dict], cells: list[Cell], verdict: Verdict) -> list[dict]:
@@ -268,7 +268,7 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
                      v["zero_variance_mismatches"], v["max_closed_vs_exact"]] for v in table]
     verdict_header = ["measure", "z-tests", "max abs z", "failing cells", "zero-variance",
                       "mismatches", "max abs(closed - exact)"]
-    lines = describe(verdict)
+    lines = verdict_lines(verdict)
     md = [f"# {config.experiment.name}\n",
           f"seed {config.experiment.seed}, {config.experiment.users} users per (run, topic, measure), "
           f"engine {config.experiment.engine}, convention {config.experiment.convention}\n",

@@ -130,7 +130,7 @@ class Layout:
     numbers: tuple[str, ...]
     max_fields: int | None  # None: any number of trailing fields
 
-    def describe(self) -> str:
+    def fields_text(self) -> str:
         return " ".join(self.fields) + (" [ignored ...]" if self.max_fields is None else "")
 
 
@@ -495,7 +495,7 @@ def _diagnose(path, data: bytes, layout: Layout) -> str:
             continue
         if len(parts) < n_fields or (layout.max_fields and len(parts) > layout.max_fields):
             expected = n_fields if layout.max_fields else f"at least {n_fields}"
-            return f"{path}:{lineno}: expected {expected} fields ({layout.describe()}), found {len(parts)}"
+            return f"{path}:{lineno}: expected {expected} fields ({layout.fields_text()}), found {len(parts)}"
         for name in layout.numbers:
             text = parts[layout.fields.index(name)]
             try:
@@ -514,4 +514,4 @@ def _diagnose(path, data: bytes, layout: Layout) -> str:
                     else f"document {key[0]} appears twice")
             return f"{path}:{lineno}: {what} (first at line {seen[key]})"
         seen[key] = lineno
-    return f"{path}: cannot be parsed as a TREC {layout.kind} file ({layout.describe()})"
+    return f"{path}: cannot be parsed as a TREC {layout.kind} file ({layout.fields_text()})"

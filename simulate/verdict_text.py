@@ -5,7 +5,7 @@ from __future__ import annotations
 from rpdi.simulate.verdict import Verdict
 
 
-def describe(v: Verdict) -> list[str]:
+def verdict_lines(v: Verdict) -> list[str]:
     """The verdict as lines for a terminal: the decision, then each failing and marginal cell."""
     c = v.counts
     lines = [f"verdict: {'AGREE' if v.status == 0 else 'DISAGREE'} (exit {v.status}): "

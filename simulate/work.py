@@ -8,8 +8,8 @@ Var / target_stderr^2 (at least two blocks, at most ``max_users``). What would t
 steps with the vector engine, 6 * 10^7 with the agent engine) is refused unless forced
 (``--force``, or ``force = true`` in a config's ``[experiment]``).
 
->>> from rpdi.simulate.work import describe
->>> describe(3.2e10, "vector")
+>>> from rpdi.simulate.work import work_text
+>>> work_text(3.2e10, "vector")
 'about 3.2e+10 user-document steps (~1.8 h at 5e+06 steps a second with the vector engine)'
 """
 
@@ -42,7 +42,7 @@ def steps(expectations, present: np.ndarray, users: int, target_stderr: float | 
     return total
 
 
-def describe(work: float, engine: str) -> str:
+def work_text(work: float, engine: str) -> str:
     hours = work / STEPS_PER_SECOND[engine] / 3600
     when = f"{hours:.2g} h" if hours >= 1 else f"{hours * 60:.2g} min"
     return (f"about {work:.2g} user-document steps (~{when} at {STEPS_PER_SECOND[engine]:.0e} steps a second "
@@ -53,6 +53,6 @@ def check_work(work: float, engine: str, force: bool) -> None:
     """InputError with the estimate when ``work`` would take the engine longer than TIME_LIMIT
     and is not forced."""
     if work > TIME_LIMIT * STEPS_PER_SECOND[engine] and not force:
-        raise InputError(f"simulation too large: {describe(work, engine)}, more than the "
+        raise InputError(f"simulation too large: {work_text(work, engine)}, more than the "
                          f"{TIME_LIMIT / 60:.0f} min allowed; use fewer users (or a larger target stderr), "
                          f"or --force (config: force = true)")

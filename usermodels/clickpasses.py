@@ -1,4 +1,5 @@
-"""The likelihood machinery of the click models (:mod:`usermodels.clickmodels`): a browsing
+"""The likelihood machinery of the click models (:mod:`usermodels.clickmodels`, fitted by
+:mod:`usermodels.clickfit`, evaluated by :mod:`usermodels.clickeval`): a browsing
 model's automaton run over a click log as a hidden Markov model over (rank, automaton state).
 
 - :func:`forward`: the scaled forward pass with the clicks observed, giving P(C_r = 1 | C_<r)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from rpdi.experiments.formats import align, format_records, number
 from rpdi.metrics.clicklogs import read_clicklog
 from rpdi.metrics.errors import InputError
-from rpdi.usermodels.clickmodels import METRIC_USERS, STANDARD, click_model, fit_and_evaluate
+from rpdi.usermodels.clickeval import fit_and_evaluate
+from rpdi.usermodels.clickmodels import METRIC_USERS, STANDARD, click_model
 
 FIELDS = ("model", "fitted", "parameters", "loglik", "perplexity", "train_loglik", "seconds")
 

@@ -9,7 +9,7 @@ from rpdi.experiments.formats import SIMULATE_FIELDS, format_records
 from rpdi.experiments.report import Summary
 from rpdi.metrics.errors import InputError
 from rpdi.simulate.api import simulate
-from rpdi.simulate.verdict_text import describe
+from rpdi.simulate.verdict_text import verdict_lines
 from rpdi.simulate.settings import check_settings
 from rpdi.usermodels import model_for
 
@@ -29,7 +29,7 @@ def run(args) -> Summary:
         deepest = max(args.measures, key=lambda m: model_for(m).k or 0)
         raise InputError(f"measure {deepest!r}: too large to simulate ({reason})") from None
     text = format_records(records, args.format, SIMULATE_FIELDS, args.digits)
-    lines = "\n".join(describe(verdict)) + "\n"
+    lines = "\n".join(verdict_lines(verdict)) + "\n"
     if args.format == "table":
         text += "\n" + lines
     else:  # keep stdout machine-readable

@@ -14,7 +14,8 @@ import time
 
 from rpdi.experiments.bundled import YANDEX_SESSIONS
 from rpdi.metrics.clicklogs import read_clicklog
-from rpdi.usermodels.clickmodels import METRIC_USERS, STANDARD, fit
+from rpdi.usermodels.clickfit import fit
+from rpdi.usermodels.clickmodels import METRIC_USERS, STANDARD
 
 PYCLICK = {"CM": "CascadeModel", "PBM": "PBM", "UBM": "UBM", "DCM": "DCM", "DBN": "DBN", "SDBN": "SDBN",
            "GCTR": "GCTR", "RCTR": "RCTR", "DCTR": "DCTR"}

@@ -35,7 +35,7 @@ from rpdi.simulate import three_way
 from rpdi.simulate.confirm import confirmation
 from rpdi.simulate.exact_checks import reading_cells
 from rpdi.simulate.verdict import verdict
-from rpdi.simulate.verdict_text import describe
+from rpdi.simulate.verdict_text import verdict_lines
 from rpdi.usermodels import model_for
 
 DEFAULT_MEASURES = ["P@10", "RR", "AP", "RBP(p=0.5)", "RBP(p=0.8)", "RBP(p=0.95)", "ERR@20", "SDCG@10",
@@ -109,7 +109,7 @@ def calibrate(name: str, seeds: int, users: int, alpha: float, first_seed: int, 
         alarms += v.status == 1
         screens += v.counts["screened"] > 0
         if v.status == 1:
-            print(f"  {name} seed {seed}: false alarm: {describe(v)[1:]}", flush=True)
+            print(f"  {name} seed {seed}: false alarm: {verdict_lines(v)[1:]}", flush=True)
     ci = binomtest(alarms, seeds).proportion_ci(0.95, method="exact")
     print(f"{name:10s} false-alarm rate {alarms}/{seeds} = {alarms / seeds:.4f} "
           f"(95% CI {ci.low:.4f}-{ci.high:.4f}) vs alpha {alpha:g}; first stage alone would reject "

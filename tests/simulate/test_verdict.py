@@ -33,7 +33,7 @@ from rpdi.simulate.api import simulate
 from rpdi.simulate.cells import Mean
 from rpdi.simulate.exact_checks import closed_vs_exact
 from rpdi.simulate.verdict import verdict
-from rpdi.simulate.verdict_text import describe
+from rpdi.simulate.verdict_text import verdict_lines
 from rpdi.metrics.seeds import stream
 from rpdi.simulate.ranking import rankings_for
 from rpdi.simulate.stats import holm
@@ -66,7 +66,7 @@ def test_verdict_rejects_a_planted_disagreement_and_only_it():
     # screened but not confirmed: marginal, not a disagreement, and it says what would settle it
     v = verdict(_cells(zs), 0.01, confirm=lambda c: 0.3)
     assert v.status == 0 and [c.topic for c in v.marginal] == ["17"]
-    assert "more users" in "\n".join(describe(v))
+    assert "more users" in "\n".join(verdict_lines(v))
 
 
 def test_many_marginal_cells_that_disagree_together_fail():
@@ -76,8 +76,8 @@ def test_many_marginal_cells_that_disagree_together_fail():
     zs = np.random.default_rng(5).normal(size=200)
     zs[:20] = 6.0
     v = verdict(_cells(zs), 0.01, confirm=lambda c: 0.02)
-    assert v.status == 1 and len(v.marginal) == 20 and [c.kind for c in v.failures] == ["jointly"], describe(v)
-    assert "disagree together" in "\n".join(describe(v))
+    assert v.status == 1 and len(v.marginal) == 20 and [c.kind for c in v.failures] == ["jointly"], verdict_lines(v)
+    assert "disagree together" in "\n".join(verdict_lines(v))
     v = verdict(_cells(zs), 0.01, confirm=lambda c: 0.5)
     assert v.status == 0 and len(v.marginal) == 20 and not v.failures
 
@@ -120,7 +120,7 @@ def test_a_tbg_model_slip_the_jensen_direction_allowed_is_caught(monkeypatch):
     assert simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)[1].status == 0
     monkeypatch.setattr(tbg, "TBG_SUMMARY_TIME", 4.0)  # the paper's 4.4 s, in the model only
     _, v = simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
-    assert v.status == 1 and {c.kind for c in v.failures} == {"closed_vs_exact"}, describe(v)
+    assert v.status == 1 and {c.kind for c in v.failures} == {"closed_vs_exact"}, verdict_lines(v)
     assert all(c.exact > c.closed_form for c in v.failures)
 
 
@@ -143,13 +143,13 @@ def test_a_stream_shared_by_topics_is_caught(monkeypatch):
     qrels, runs = _identical_topics(40, runs=4)
     measures = ["RBP(p=0.8)", "AP"]
     _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
-    assert v.status == 0, describe(v)
+    assert v.status == 0, verdict_lines(v)
     keyed = three_way.stream
     for module in (three_way, confirm):  # both stages
         monkeypatch.setattr(module, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
     _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
     means = [c for c in v.failures if c.kind == "mean"]  # the statistical test sees it here
-    assert v.status == 1 and means and {c.topic for c in means} == {"all"}, describe(v)
+    assert v.status == 1 and means and {c.topic for c in means} == {"all"}, verdict_lines(v)
 
 
 def test_a_stream_shared_by_unlike_topics_is_caught_by_the_streams_check(monkeypatch):
@@ -157,14 +157,14 @@ def test_a_stream_shared_by_unlike_topics_is_caught_by_the_streams_check(monkeyp
     stream (issue 11's planted bug on the default job): the deterministic streams check names it."""
     qrels, runs = synthetic_collection(topics=8, runs=2, depth=30, seed=3)
     _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
-    assert v.status == 0 and v.counts["streams"] == 1, describe(v)
+    assert v.status == 0 and v.counts["streams"] == 1, verdict_lines(v)
     keyed = three_way.stream
     for module in (three_way, confirm):  # both stages
         monkeypatch.setattr(module, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
     _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
     streams = [c for c in v.failures if c.kind == "streams"]
-    assert v.status == 1 and len(streams) == 1 and len(streams[0].shared) == 2 * 2 * 7, describe(v)  # both stages
-    assert "not keyed by the task" in "\n".join(describe(v))
+    assert v.status == 1 and len(streams) == 1 and len(streams[0].shared) == 2 * 2 * 7, verdict_lines(v)  # both stages
+    assert "not keyed by the task" in "\n".join(verdict_lines(v))
 
 
 def test_users_sharing_random_draws_are_caught_by_the_dispersion_test(monkeypatch):
@@ -177,7 +177,7 @@ def test_users_sharing_random_draws_are_caught_by_the_dispersion_test(monkeypatc
     qrels, runs = synthetic_collection(topics=100, runs=3, depth=30, seed=3)
     measures = ["RBP(p=0.8)", "RBP(p=0.5)"]
     _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
-    assert v.status == 0 and v.counts["dispersion"] > 250, describe(v)
+    assert v.status == 0 and v.counts["dispersion"] > 250, verdict_lines(v)
 
     def shared(self, live, counts):
         u = np.empty(int(counts.sum()))
@@ -189,8 +189,8 @@ def test_users_sharing_random_draws_are_caught_by_the_dispersion_test(monkeypatc
 
     monkeypatch.setattr(vector._Streams, "take", shared)
     _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
-    assert v.status == 1 and [c.kind for c in v.failures] == ["spread"], describe(v)
-    assert "over-dispersed" in "\n".join(describe(v))
+    assert v.status == 1 and [c.kind for c in v.failures] == ["spread"], verdict_lines(v)
+    assert "over-dispersed" in "\n".join(verdict_lines(v))
 
 
 def test_the_confirmation_stage_draws_from_streams_of_its_own(monkeypatch):
@@ -223,7 +223,7 @@ def test_the_confirmation_stage_draws_from_streams_of_its_own(monkeypatch):
 def test_model_variance_too_large_is_caught(monkeypatch):
     qrels, runs = _identical_topics(10)
     _, v = simulate(qrels, runs, ["RR", "RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
-    assert v.status == 0, describe(v)
+    assert v.status == 0, verdict_lines(v)
 
     def inflated(*args, **kwargs):
         ex = exact(*args, **kwargs)
@@ -232,7 +232,7 @@ def test_model_variance_too_large_is_caught(monkeypatch):
 
     monkeypatch.setattr(three_way, "exact", inflated)
     _, v = simulate(qrels, runs, ["RR", "RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
-    assert v.status == 1 and {c.kind for c in v.failures} == {"variance"}, describe(v)
+    assert v.status == 1 and {c.kind for c in v.failures} == {"variance"}, verdict_lines(v)
 
 
 def test_a_model_undefined_wherever_its_closed_form_is_defined_fails(monkeypatch):
@@ -240,7 +240,7 @@ def test_a_model_undefined_wherever_its_closed_form_is_defined_fails(monkeypatch
     (fewer checks, AGREE); now each run's "defined" cell fails."""
     qrels, runs = _identical_topics(3, runs=2)
     _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=200, seed=1, with_verdict=True)
-    assert v.status == 0 and v.counts["defined"] == 2, describe(v)
+    assert v.status == 0 and v.counts["defined"] == 2, verdict_lines(v)
 
     def undefined(*args, **kwargs):
         ex = exact(*args, **kwargs)
@@ -249,8 +249,8 @@ def test_a_model_undefined_wherever_its_closed_form_is_defined_fails(monkeypatch
 
     monkeypatch.setattr(three_way, "exact", undefined)
     _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=200, seed=1, with_verdict=True)
-    assert v.status == 1 and [c.kind for c in v.failures] == ["defined", "defined"], describe(v)
-    assert "undefined on all 3 rankings" in "\n".join(describe(v))
+    assert v.status == 1 and [c.kind for c in v.failures] == ["defined", "defined"], verdict_lines(v)
+    assert "undefined on all 3 rankings" in "\n".join(verdict_lines(v))
 
 
 def test_rare_event_is_not_a_false_alarm():
@@ -298,7 +298,7 @@ def test_a_slip_in_a_helper_shared_by_closed_form_and_model_is_caught(monkeypatc
     monkeypatch.setattr(logdiscount, "discount", slip)
     for m in measures:
         _, v = simulate(qrels, runs, [m], users=0, with_verdict=True)
-        assert v.status == 1 and {c.kind for c in v.failures} == {"oracle"}, (m, describe(v))
+        assert v.status == 1 and {c.kind for c in v.failures} == {"oracle"}, (m, verdict_lines(v))
 
 
 def test_a_slip_in_the_c_w_l_continuation_shared_by_closed_form_and_model_is_caught(monkeypatch):
@@ -322,7 +322,7 @@ def test_a_slip_in_the_c_w_l_continuation_shared_by_closed_form_and_model_is_cau
     monkeypatch.setattr(cwl, "cwl_continuation", slip)
     for m in measures[:2]:
         _, v = simulate(qrels, runs, [m], users=0, with_verdict=True)
-        assert v.status == 1 and {c.kind for c in v.failures} == {"oracle"}, (m, describe(v))
+        assert v.status == 1 and {c.kind for c in v.failures} == {"oracle"}, (m, verdict_lines(v))
     assert simulate(qrels, runs, ["INST"], users=0, with_verdict=True)[1].status == 0
 
 
@@ -339,7 +339,7 @@ def test_a_wrong_default_of_err_s_max_rel_is_caught(monkeypatch):
     wrong = dataclasses.replace(spec, params=tuple(dataclasses.replace(p, default=3.0) for p in spec.params))
     monkeypatch.setitem(declarations.MEASURES, "ERR", wrong)
     _, v = simulate(qrels, runs, ["ERR@10"], users=0, with_verdict=True)
-    assert v.status == 1 and {c.kind for c in v.failures} == {"oracle"}, describe(v)
+    assert v.status == 1 and {c.kind for c in v.failures} == {"oracle"}, verdict_lines(v)
     assert simulate(qrels, runs, ["ERR(max_rel=3)@10"], users=0, with_verdict=True)[1].status == 0
 
 
@@ -355,7 +355,7 @@ def test_a_slip_in_tbg_s_shared_reading_time_is_caught(monkeypatch):
     monkeypatch.setattr(tbg_measure, "tbg_document_time", slip)
     monkeypatch.setattr(tbg, "tbg_document_time", slip)
     _, v = simulate(qrels, runs, ["TBG"], users=0, with_verdict=True)
-    assert v.status == 1 and {c.kind for c in v.failures} == {"oracle", "closed_vs_exact"}, describe(v)
+    assert v.status == 1 and {c.kind for c in v.failures} == {"oracle", "closed_vs_exact"}, verdict_lines(v)
 
 
 def test_every_planted_bug_of_the_mutation_benchmark_still_applies(mutations_benchmark):

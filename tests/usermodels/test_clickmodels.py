@@ -8,7 +8,8 @@ import pytest
 
 from rpdi.metrics.clicklogs import ClickLog, read_clicklog
 from rpdi.metrics.errors import InputError
-from rpdi.usermodels.clickmodels import evaluate, fit
+from rpdi.usermodels.clickeval import evaluate
+from rpdi.usermodels.clickfit import fit
 
 
 def _log(docs, clicks, queries=None):
