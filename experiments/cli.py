@@ -57,8 +57,10 @@ def _digits_argument(p) -> None:
 
 
 def _eval_parser(sub, common) -> None:
-    p = sub.add_parser("eval", parents=[common], help="evaluate runs with measures (closed forms, or a model's exact expectation)",
-                       description="Evaluate TREC runs against qrels: closed forms, and a browsing model with none by its exact expectation.")
+    p = sub.add_parser("eval", parents=[common],
+                       help="evaluate runs with measures (closed forms, or a model's exact expectation)",
+                       description="Evaluate TREC runs against qrels: closed forms, and a browsing model "
+                                   "with none by its exact expectation.")
     p.add_argument("--format", choices=FORMATS + ("trec",), default="table")
     p.add_argument("--undefined", choices=UNDEFINED, default="zero",
                    help="report undefined values (R = 0) as 0 (trec_eval, default) or null")

@@ -143,7 +143,8 @@ def load_config(path: str) -> tuple[Config, str]:
         raise InputError(f"{path}: {where}: {msg}") from None
     base = os.path.dirname(os.path.abspath(path))
     written = [entry.name for entry in config.measures]
-    for i, entry in enumerate(config.measures):  # a model of one's own: its file relative to the config, else to the working directory
+    # a model of one's own: its file relative to the config, else to the working directory
+    for i, entry in enumerate(config.measures):
         try:
             entry.name = anchored(entry.name, base)
         except InputError as exc:

@@ -15,9 +15,9 @@ from rpdi.simulate.verdict import ALPHA, verdict
 from rpdi.usermodels import BrowsingModel, model_for
 
 
-def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[BrowsingModel]], *, users: int = 10_000, seed: int = 0,
-             engine: str = "vector", per_topic: bool = False, convention: str = "unknown",
-             topics: str = "qrels", target_stderr: float | None = None,
+def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[BrowsingModel]], *,
+             users: int = 10_000, seed: int = 0, engine: str = "vector", per_topic: bool = False,
+             convention: str = "unknown", topics: str = "qrels", target_stderr: float | None = None,
              max_users: int = 10_000_000, progress: bool = False, alpha: float = ALPHA,
              with_verdict: bool = False, force: bool = False):
     """Closed form, exact expectation and simulation side by side for each measure (a name, a

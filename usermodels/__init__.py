@@ -53,5 +53,5 @@ def model_for(measure, base: str | None = None) -> BrowsingModel:
     return cls(m)
 
 
-__all__ = ["MODELS", "model_for", "evaluate", "score", "resolve", "exact", "Expectations", "AGGREGATIONS", "CONVENTIONS",
-           "BrowsingModel", "Branch", "At", "geometric"]
+__all__ = ["MODELS", "model_for", "evaluate", "score", "resolve", "exact", "Expectations", "AGGREGATIONS",
+           "CONVENTIONS", "BrowsingModel", "Branch", "At", "geometric"]

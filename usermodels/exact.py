@@ -162,7 +162,9 @@ def _propagate(model, start, states, gains, tail_gain, length, convention, horiz
     best = np.zeros(rows + (1,))
     # ranks past which nothing is gained any more: users a model declares absorbed there never stop
     positive = gains > 0
-    last_gain = np.where(positive.any(-1), W - np.argmax(positive[..., ::-1], axis=-1), 0) if W else np.zeros(rows, int)
+    last_gain = np.zeros(rows, int)  # an empty ranking (W = 0) gains nothing
+    if W:
+        last_gain = np.where(positive.any(-1), W - np.argmax(positive[..., ::-1], axis=-1), 0)
     quiet_from = np.where(tail_gain[..., 0] == 0, last_gain, np.iinfo(np.int64).max)
     if convention == "stop":
         quiet_from[:] = np.iinfo(np.int64).max

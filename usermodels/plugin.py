@@ -9,7 +9,7 @@
 The class subclasses :class:`usermodels.base.BrowsingModel` and declares its parameters with
 defaults in ``parameters`` (their types follow the defaults); see
 ``usermodels/examples/two_strikes.py``. It has no closed form: its value as a measure is its exact
-expectation (:class:`usermodels.scoring.ExactValue`), and rpdi gives its simulations and
+expectation (:class:`usermodels.exact.ExactValue`), and rpdi gives its simulations and
 properties with no change to rpdi itself.
 
 Loading a model of one's own imports its file or module: it EXECUTES PYTHON CODE, also when a

@@ -40,7 +40,8 @@ def resolve(measure, base: str | None = None):
         return load_plugin(measure, base).measure
     if isinstance(measure, (str, Measure)):
         return measure
-    raise TypeError(f"a measure is a name, a Measure or a BrowsingModel (class or instance), not {type(measure).__name__}")
+    raise TypeError(f"a measure is a name, a Measure or a BrowsingModel (class or instance), "
+                    f"not {type(measure).__name__}")
 
 
 @functools.wraps(metrics_evaluate)

@@ -1,4 +1,5 @@
-"""``rpdi eval``: measures on TREC runs (closed forms; a model of one's own by its exact expectation), as a table, CSV, JSON or trec_eval's lines."""
+"""``rpdi eval``: measures on TREC runs (closed forms; a model of one's own by its exact
+expectation), as a table, CSV, JSON or trec_eval's lines."""
 
 from __future__ import annotations
 

@@ -154,7 +154,8 @@ def test_rpdi_eval_scores_a_model_of_ones_own_on_cast(capsys):
     # and the exact evaluator's values and intervals, as rpdi simulate reports them
     rankings = build_rankings(load_qrels(CAST2021_QRELS), load_runs(cast2021_runs()), "qrels")
     expected = exact(model_for(f"{EXAMPLE}:TwoStrikes(n=2)"), rankings, "unknown")
-    index = {(run, str(topic)): (s, t) for s, run in enumerate(rankings.runs) for t, topic in enumerate(rankings.topics)}
+    index = {(run, str(topic)): (s, t) for s, run in enumerate(rankings.runs)
+             for t, topic in enumerate(rankings.topics)}
     for r in per_topic:
         s, t = index[r["run"], r["topic"]]
         assert (r["value"], r["residual"]) == (expected.value[s, t], expected.residual[s, t])
