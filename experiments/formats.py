@@ -103,11 +103,8 @@ def format_eval(rows: list[dict], fmt: str, digits: int = 4) -> str:
         cells.setdefault((r["run"], r["topic"]), {})[r["measure"]] = shown
     table = align([["run", "topic"] + measures] +
                   [[run, topic] + [row.get(m, "") for m in measures] for (run, topic), row in cells.items()])
-    exact = list(dict.fromkeys(r["measure"] for r in rows if r["method"] == "exact"))
-    if exact:
-        table += (f"\n{', '.join(exact)}: no closed form; the exact expectation of the browsing model, "
-                  f"+ the width of the interval that unjudged documents and the unknown tail leave\n")
-    return table
+    return table + _exact_note(rows, "the exact expectation of the browsing model, + the width of the "
+                                     "interval that unjudged documents and the unknown tail leave", "\n")
 
 
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
@@ -180,10 +177,13 @@ def compare_table(records: list[dict], alpha: float, baseline: str | None = None
     if users:
         text += ("P(B user better): chance that a user of B ends with a better outcome than a user "
                  "of A on the same topic (ties half; 0.5 = no difference), mean over topics\n")
+    return text + _exact_note(records, "compared on the exact expectations of the browsing model")
+
+
+def _exact_note(records: list[dict], what: str, before: str = "") -> str:
+    """A line under a table naming its measures that have no closed form (``method`` exact), or nothing."""
     exact = list(dict.fromkeys(r["measure"] for r in records if r["method"] == "exact"))
-    if exact:
-        text += f"{', '.join(exact)}: no closed form; compared on the exact expectations of the browsing model\n"
-    return text
+    return f"{before}{', '.join(exact)}: no closed form; {what}\n" if exact else ""
 
 
 def power_table(power: list[dict]) -> str:

@@ -31,8 +31,7 @@ _NUMBERS = re.compile(r"\s*\d+(\.\d*)?(\s*[,\s]\s*\d+(\.\d*)?)*\s*")
 def run(args) -> str:
     text = args.ranking.strip()
     grades = parse_ranking(text)
-    symbols = _SYMBOLS.fullmatch(text) is not None  # $-? keep their form: rankings_from_grades reads them
-    shown = text if symbols else ",".join(f"{g:g}" for g in grades)
+    shown = text if _SYMBOLS.fullmatch(text) else ",".join(f"{g:g}" for g in grades)
     plot_format = None
     if args.plot:
         plot_format = os.path.splitext(args.plot)[1].lower().lstrip(".")
@@ -42,7 +41,8 @@ def run(args) -> str:
     depth = len(grades) if args.depth is None else args.depth
     if not 1 <= depth <= model.horizon:
         raise InputError(f"--depth: must be between 1 and {model.horizon} (the user's horizon), not {depth}")
-    view = per_rank(model, rankings_from_grades(text if symbols else grades), depth)
+    judged = [g is not None for g in grades]
+    view = per_rank(model, rankings_from_grades([g or 0.0 for g in grades], judged=judged), depth)
     notes = _notes(model, view, depth, len(grades))
     if args.plot:
         from rpdi.experiments.plots import per_rank as plot_per_rank
