@@ -121,7 +121,7 @@ def _differences(records, pairs, path, title, alpha):
                  f"better; ≈: the {1 - alpha:.0%} interval holds 0)", fontsize=10)
     fig.colorbar(im, ax=ax, shrink=0.8)
     fig.suptitle("Which models the held-out sessions tell apart" + (f" ({title})" if title else ""))
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))
     return _save(fig, path)
 
 

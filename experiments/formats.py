@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 
 EVAL_FIELDS = ("run", "topic", "measure", "value", "residual", "method")  # method: closed_form or exact
 # users: simulated users per topic, as --users counts them (in a topic "all" row: the mean over
@@ -200,7 +201,7 @@ def power_table(power: list[dict]) -> str:
 # -- rpdi fit ---------------------------------------------------------------------------------
 
 FIT_FIELDS = ("model", "fitted", "parameters", "loglik", "loglik vs best", "perplexity", "perplexity vs best",
-              "train_loglik", "Vuong z vs best", "seconds")
+              "train_loglik", "Vuong z vs best", "not told apart from (held out)", "seconds")
 
 
 def fit_table(records: list[dict], settings: dict) -> str:
@@ -220,19 +221,27 @@ def fit_table(records: list[dict], settings: dict) -> str:
         z = r["train_loglik_vs_best_z"]
         return ("≈ " if r["train_loglik_tied_best"] else "") + ("same" if z is None else f"{z:.1f}")
 
+    def apart(r):
+        ll, ppl = r["loglik_not_told_apart"], r["perplexity_not_told_apart"]
+        names = [m["model"] for m in records if m["model"] in ll or m["model"] in ppl]
+        return ", ".join(n if n in ll and n in ppl else f"{n} ({'loglik' if n in ll else 'perplexity'})"
+                         for n in names) or "-"
+
     rows = [list(FIT_FIELDS)]
     for r in records:
         rows.append([r["model"], number(r["fitted"], none="-"), r["parameters"] or "-", number(r["loglik"]),
                      gap(r, "loglik", 4), number(r["perplexity"]), gap(r, "perplexity", 5),
-                     number(r["train_loglik"]), vuong(r), number(r["seconds"], 2)])
+                     number(r["train_loglik"]), vuong(r), apart(r), number(r["seconds"], 2)])
     first, level = records[0], 1 - settings["alpha"]
     legend = (f"{first['sessions_train']} training, {first['sessions_test']} test sessions. vs best: the gap to "
               f"the best model by that criterion (>= 0), on the test sessions with a {level:.0%} bootstrap "
               f"interval ({settings['resamples']} resamples of the sessions, seed {settings['seed']}); on the "
               f"training sessions Vuong's z (1989) of the paired log-likelihoods. ≈: the data cannot tell this "
               f"model from the best (Holm-adjusted p > {settings['alpha']:g} over the comparisons with the best). "
-              f"Every pair and the calibration per rank: --format json.\n")
-    return align(rows) + legend
+              f"Not told apart from: the models whose held-out difference to this one has p > "
+              f"{settings['alpha']:g} (unadjusted), on both criteria unless one is named. "
+              f"Every pair and the calibration per rank: --format json.")
+    return align(rows) + textwrap.fill(legend, 100) + "\n"
 
 
 def fit_json(records: list[dict], pairs: list[dict], settings: dict) -> str:

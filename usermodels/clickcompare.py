@@ -14,7 +14,9 @@ Three criteria, each with a paired test over sessions (the sessions are the inde
   z = sum_s d_s / (sqrt(n) omega) with omega^2 the variance of d_s over the n training sessions;
   under H0 (a and b equally close to the truth in Kullback-Leibler divergence) z ~ N(0, 1). The
   statistic is not corrected for the number of parameters (the held-out criteria are what tell
-  over-fitting); where one model nests the other and the smaller is true it is conservative. The
+  over-fitting). Where one model nests the other, z is not normal (Vuong treats nested models
+  apart): with the smaller model true it rejects less often than alpha, and with the larger true
+  more often than a normal z would predict (tests/benchmarks/click_test_calibration.py). The
   interval is mean(d) +- z_(1 - alpha/2) omega / sqrt(n).
 
 The best model under a criterion is the one with the best point estimate; a model is tied with it
@@ -59,7 +61,8 @@ def compare(records: list[dict], *, seed: int = 0, resamples: int = 2000, alpha:
     ``vuong_p`` for the training log-likelihood). Sets on every record, per criterion,
     ``{c}_vs_best`` (its difference to the best, best - this for log-likelihoods, this - best for
     perplexity: >= 0), its interval, ``{c}_vs_best_p_adj`` (Holm; None for the best),
-    ``{c}_tied_best`` (True for the best) and ``train_loglik_vs_best_z``, Vuong's z of the best
+    ``{c}_tied_best`` (True for the best), ``{c}_not_told_apart`` (the models whose pair with
+    this one has p > alpha, unadjusted) and ``train_loglik_vs_best_z``, Vuong's z of the best
     against this model (None for the best and for a model identical to it). The records need the per-session arrays of
     :func:`rpdi.usermodels.clickeval.fit_and_evaluate` under ``sessions``."""
     boot = _bootstrap(records, seed, resamples)
@@ -79,6 +82,10 @@ def compare(records: list[dict], *, seed: int = 0, resamples: int = 2000, alpha:
         return out
 
     pairs = {(i, j): pair(i, j) for i in range(M) for j in range(i + 1, M)}
+    for c, p_key in (("loglik", "loglik_p"), ("perplexity", "perplexity_p"), ("train_loglik", "vuong_p")):
+        for i, r in enumerate(records):
+            r[f"{c}_not_told_apart"] = [records[j]["model"] for j in range(M)
+                                        if j != i and pairs[min(i, j), max(i, j)][p_key] > alpha]
     for c in CRITERIA:
         values = point[c] if c in point else train.mean(1)
         best = int(np.argmax(values) if HIGHER_IS_BETTER[c] else np.argmin(values))

@@ -46,6 +46,8 @@ def test_vuong_and_the_bootstrap_by_their_definitions():
         assert p["loglik_low"] == pytest.approx(dh.mean() - 1.96 * se, abs=0.15 * se)
         assert p["loglik_high"] == pytest.approx(dh.mean() + 1.96 * se, abs=0.15 * se)
         assert p["loglik_p"] == pytest.approx(2 * norm.sf(abs(dh.mean()) / se), abs=0.02)
+        for c, p_key in (("loglik", "loglik_p"), ("perplexity", "perplexity_p"), ("train_loglik", "vuong_p")):
+            assert (b["model"] in a[f"{c}_not_told_apart"]) == (p[p_key] > 0.05) == (a["model"] in b[f"{c}_not_told_apart"])
     # the same seed gives the same resamples; the gap to the best is >= 0 and the best tied with itself
     assert compare([dict(r) for r in recs], seed=3, resamples=4000) == pairs
     best = max(recs, key=lambda r: r["loglik"])
