@@ -34,8 +34,9 @@ def run(args) -> str:
         return fit_table(records, settings)
     if args.format == "json":
         return fit_json(records, pairs, settings)
-    for r in records:
+    for r in records:  # csv: the flat records, a list of models as one cell
         del r["curves"]
+        r.update({k: "; ".join(v) for k, v in r.items() if isinstance(v, list)})
     return format_records(records, "csv", list(records[0]))
 
 
