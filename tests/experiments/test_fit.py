@@ -95,3 +95,21 @@ def test_a_file_that_is_no_fit_is_one_line_and_status_2(tmp_path, run_cli, conte
 def test_no_measure_at_all_is_one_line_and_status_2(run_cli):
     status, out, err = run_cli(["eval", CAST2021_QRELS, cast2021_runs()[0]])
     assert status == 2 and "give -m MEASURE or --measures-from" in err
+
+
+def test_plot_writes_the_overview_the_differences_and_the_calibration(tmp_path, run_cli):
+    status, _, err = run_cli(["fit", YANDEX_SESSIONS, "-m", "GCTR", "-m", "RCTR", "-m", "DCTR", "--resamples", "100",
+                              "--plot", tmp_path / "fit.png"])
+    assert status == 0, err
+    for name in ("fit.png", "fit_differences.png", "fit_calibration.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fit.png", "fit_calibration.png", "fit_differences.png"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--alpha", "1.5"], "--alpha must lie strictly between 0 and 1"),
+    (["--resamples", "0"], "--resamples must be at least 1"),
+])
+def test_bad_test_settings_are_one_line_and_status_2(run_cli, args, message):
+    status, out, err = run_cli(["fit", YANDEX_SESSIONS, "-m", "GCTR", *args])
+    assert status == 2 and out == "" and message in err, err
