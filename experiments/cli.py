@@ -36,10 +36,13 @@ def _collection_arguments() -> argparse.ArgumentParser:
     p.add_argument("runs", nargs="+", metavar="run",
                    help="TREC run files (topic Q0 docno rank score tag), each named by its file name "
                         "without extension, or given as NAME=PATH (e.g. a=a/run.txt b=b/run.txt)")
-    p.add_argument("-m", "--measure", action="append", required=True, dest="measures",
+    p.add_argument("-m", "--measure", action="append", dest="measures",
                    help="measure name as in ir_measures (P@10, nDCG@10, RBP(p=0.8)) or trec_eval "
                         "(P_10, map, ndcg_cut.10,20, all_trec); repeatable; or "
                         + PLUGIN_HELP)
+    p.add_argument("--measures-from", action="append", metavar="FIT.json",
+                   help="also the measures fitted to click logs: the users in the output of rpdi fit "
+                        "--format json (best fit first; repeatable)")
     p.add_argument("-q", "--per-topic", action="store_true", help="also report every topic (trec_eval -q)")
     p.add_argument("--topics", choices=TOPICS, default=None,
                    help="mean over all qrels topics (trec_eval -c; the default, except with --format trec) "
@@ -175,7 +178,13 @@ def _fit_parser(sub) -> None:
     p.add_argument("--qrels", help="TREC qrels (topic = query id): one attractiveness per grade")
     p.add_argument("--seed", type=int, default=0, help="seed of the train/test split and of simulated users")
     p.add_argument("--no-stderr", action="store_true", help="skip the standard errors (faster)")
-    p.add_argument("--plot", help="write the perplexity / CTR / last-click figure here (.png or .svg)")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="level of the tests between models (Holm over the comparisons with the best) "
+                        "and of the intervals (1 - alpha; default 0.05)")
+    p.add_argument("--resamples", type=int, default=2000,
+                   help="bootstrap resamples of the test sessions (default 2000)")
+    p.add_argument("--plot", help="write the perplexity / CTR / last-click figure here (.png or .svg), "
+                                  "and beside it NAME_differences and NAME_calibration")
     p.add_argument("--format", choices=FORMATS, default="table")
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 
 EVAL_FIELDS = ("run", "topic", "measure", "value", "residual", "method")  # method: closed_form or exact
 # users: simulated users per topic, as --users counts them (in a topic "all" row: the mean over
@@ -195,3 +196,58 @@ def power_table(power: list[dict]) -> str:
     rows += [[p["measure"], str(p["pairs"]), str(p["significant"]), _compact(p["discriminative_power"]),
               _compact(float(np.median(p["asl"])))] for p in power]
     return align(rows)
+
+
+# -- rpdi fit ---------------------------------------------------------------------------------
+
+FIT_FIELDS = ("model", "fitted", "parameters", "loglik", "loglik vs best", "perplexity", "perplexity vs best",
+              "train_loglik", "Vuong z vs best", "not told apart from (held out)", "seconds")
+
+
+def fit_table(records: list[dict], settings: dict) -> str:
+    """The models best held-out perplexity first; per criterion the gap to the best model with
+    its interval (held out) or Vuong's z (training), ≈ where the data cannot tell the model from
+    the best. A legend says how."""
+    def gap(r, c, digits):
+        if r[f"{c}_vs_best_p_adj"] is None:
+            return "best"
+        mark = "≈ " if r[f"{c}_tied_best"] else ""
+        return (f"{mark}{number(r[f'{c}_vs_best'], digits)} "
+                f"[{number(r[f'{c}_vs_best_low'], digits)}, {number(r[f'{c}_vs_best_high'], digits)}]")
+
+    def vuong(r):
+        if r["train_loglik_vs_best_p_adj"] is None:
+            return "best"
+        z = r["train_loglik_vs_best_z"]
+        return ("≈ " if r["train_loglik_tied_best"] else "") + ("same" if z is None else f"{z:.1f}")
+
+    def apart(r):
+        ll, ppl = r["loglik_not_told_apart"], r["perplexity_not_told_apart"]
+        names = [m["model"] for m in records if m["model"] in ll or m["model"] in ppl]
+        return ", ".join(n if n in ll and n in ppl else f"{n} ({'loglik' if n in ll else 'perplexity'})"
+                         for n in names) or "-"
+
+    rows = [list(FIT_FIELDS)]
+    for r in records:
+        rows.append([r["model"], number(r["fitted"], none="-"), r["parameters"] or "-", number(r["loglik"]),
+                     gap(r, "loglik", 4), number(r["perplexity"]), gap(r, "perplexity", 5),
+                     number(r["train_loglik"]), vuong(r), apart(r), number(r["seconds"], 2)])
+    first, level = records[0], 1 - settings["alpha"]
+    legend = (f"{first['sessions_train']} training, {first['sessions_test']} test sessions. vs best: the gap to "
+              f"the best model by that criterion (>= 0), on the test sessions with a {level:.0%} bootstrap "
+              f"interval ({settings['resamples']} resamples of the sessions, seed {settings['seed']}); on the "
+              f"training sessions Vuong's z (1989) of the paired log-likelihoods. ≈: the data cannot tell this "
+              f"model from the best (Holm-adjusted p > {settings['alpha']:g} over the comparisons with the best). "
+              f"Not told apart from: the models whose held-out difference to this one has p > "
+              f"{settings['alpha']:g} (unadjusted), on both criteria unless one is named. "
+              f"Every pair and the calibration per rank: --format json.")
+    return align(rows) + textwrap.fill(legend, 100) + "\n"
+
+
+def fit_json(records: list[dict], pairs: list[dict], settings: dict) -> str:
+    """``{"settings", "models", "pairs"}``: every model's record with its calibration per rank
+    (observed, predicted and the interval of observed - predicted, for click-through ``ctr`` and
+    the last click ``last``), and every pair's tests (:mod:`rpdi.usermodels.clickcompare`).
+    ``rpdi eval --measures-from`` reads the ``fitted`` measures back."""
+    models = [{**{k: v for k, v in r.items() if k != "curves"}, "calibration": r["curves"]} for r in records]
+    return to_json({"settings": settings, "models": models, "pairs": pairs}) + "\n"

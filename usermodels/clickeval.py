@@ -31,44 +31,64 @@ from rpdi.usermodels.clickfit import fit
 from rpdi.usermodels.clickmodels import Fitted
 
 
-def evaluate(fitted: Fitted, log: ClickLog, rng: np.random.Generator | None = None, replicas: int = 10) -> dict:
+def evaluate(fitted: Fitted, log: ClickLog, rng: np.random.Generator | None = None, replicas: int = 10,
+             alpha: float = 0.05) -> dict:
     """Held-out figures: ``loglik`` (mean per session), ``perplexity`` and ``perplexity_rank``;
-    observed and predicted click-through per rank, and the distribution of the last click's
-    rank (index 0: no click), predicted from ``replicas`` simulated users per session."""
+    the calibration per rank: observed and predicted click-through (``ctr_*``) and share of
+    sessions whose last click is at rank r (``last_*``, index 0: no click; predicted from
+    ``replicas`` simulated users per session), with the ``1 - alpha`` normal interval of the
+    mean per-session residual observed - predicted (``*_residual_low``/``_high``); and per
+    session (under ``sessions``) the log-likelihood (S,) and log2 P(C_r = c_r) under the
+    unconditional click probabilities (S, N), which :mod:`rpdi.usermodels.clickcompare` resamples."""
+    from scipy.stats import norm
+
     _, ll = fitted.conditional(log)
     q = np.clip(fitted.marginal(log), 1e-300, 1 - 1e-16)
     c = log.clicks
-    ppl_rank = 2.0 ** (-np.where(c, np.log2(q), np.log2(1 - q)).mean(0))
+    bits = np.where(c, np.log2(q), np.log2(1 - q))
+    ppl_rank = 2.0 ** (-bits.mean(0))
     rng = rng or np.random.default_rng(np.random.SeedSequence([14, len(log)]))
     sims = fitted.sample(log.subset(np.tile(np.arange(len(log)), replicas)), rng)
-    return {"loglik": float(ll.mean()), "perplexity": float(ppl_rank.mean()), "perplexity_rank": ppl_rank,
-            "ctr_observed": c.mean(0), "ctr_predicted": q.mean(0),
-            "last_observed": _last_click(c), "last_predicted": _last_click(sims)}
+    last_pred = _last_click_onehot(sims).reshape(replicas, len(log), -1).mean(0)
+    last_obs = _last_click_onehot(c)
+    out = {"loglik": float(ll.mean()), "perplexity": float(ppl_rank.mean()), "perplexity_rank": ppl_rank}
+    z = norm.ppf(1 - alpha / 2)
+    for name, obs, pred in (("ctr", c.astype(float), q), ("last", last_obs, last_pred)):
+        resid = obs - pred
+        half = z * resid.std(0, ddof=1) / np.sqrt(len(log)) if len(log) > 1 else np.full(obs.shape[1], np.inf)
+        mean = resid.mean(0)
+        out.update({f"{name}_observed": obs.mean(0), f"{name}_predicted": pred.mean(0),
+                    f"{name}_residual_low": mean - half, f"{name}_residual_high": mean + half})
+    out["sessions"] = {"loglik": ll, "bits": bits}
+    return out
 
 
-def _last_click(clicks: np.ndarray) -> np.ndarray:
-    """Share of sessions whose last click is at rank r (index 0: no click), (N + 1,)."""
+def _last_click_onehot(clicks: np.ndarray) -> np.ndarray:
+    """(S, N + 1): 1 at the rank of each session's last click (index 0: no click)."""
     S, N = clicks.shape
     last = np.where(clicks.any(1), N - np.argmax(clicks[:, ::-1], axis=1), 0)
-    return np.bincount(last, minlength=N + 1) / S
+    return np.eye(N + 1)[last]
 
 
 def fit_and_evaluate(train: ClickLog, test: ClickLog, models: list[str], *, by_grade: bool = False,
-                     seed: int = 0, stderr: bool = True) -> list[dict]:
+                     seed: int = 0, stderr: bool = True, alpha: float = 0.05) -> list[dict]:
     """Fit every model on ``train`` and evaluate it on ``test``: one record per model, best held-out
     perplexity first, with ``model``, ``fitted`` (the measure string to pass to ``rpdi eval`` /
     ``simulate``, None for click models that are no metric's user), ``parameters`` (with standard
     errors), ``loglik``, ``perplexity``, ``perplexity_1``..``perplexity_N``, ``train_loglik``,
-    ``iterations``, ``seconds``, and the curves of :func:`evaluate` under ``curves``."""
+    ``iterations``, ``seconds``; the calibration curves of :func:`evaluate` under ``curves``, and
+    under ``sessions`` the per-session arrays of :func:`evaluate` and ``train_loglik`` (S_train,),
+    each training session's log-likelihood (for :func:`rpdi.usermodels.clickcompare.compare`)."""
     records = []
     for i, name in enumerate(models):
         f = fit(name, train, by_grade=by_grade, stderr=stderr)
-        e = evaluate(f, test, np.random.default_rng(np.random.SeedSequence([seed, 14, i])))
+        e = evaluate(f, test, np.random.default_rng(np.random.SeedSequence([seed, 14, i])), alpha=alpha)
         rec = {"model": name, "fitted": f.measure, "parameters": f.parameters_text(), "loglik": e["loglik"],
                "perplexity": e["perplexity"]}
         rec.update({f"perplexity_{r + 1}": float(v) for r, v in enumerate(e["perplexity_rank"])})
         rec.update({"train_loglik": f.loglik, "iterations": f.iterations, "seconds": f.seconds,
                     "sessions_train": len(train), "sessions_test": len(test),
-                    "curves": {k: np.asarray(v).tolist() for k, v in e.items() if k.startswith(("ctr", "last"))}})
+                    "curves": {k: np.asarray(v).tolist() for k, v in e.items() if k.startswith(("ctr", "last"))},
+                    "sessions": {**e["sessions"], "train_loglik": f.conditional(train)[1]}})
         records.append(rec)
     return sorted(records, key=lambda r: r["perplexity"])

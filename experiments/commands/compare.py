@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from rpdi.experiments import compare_plots
-from rpdi.experiments.commands.inputs import named_runs, resolved_measures
+from rpdi.experiments.commands.inputs import measure_names, named_runs, resolved_measures
 from rpdi.experiments.compare import FIELDS, POWER_FIELDS, USER_FIELDS, compare, discriminative_power
 from rpdi.experiments.formats import compare_table, format_records, power_table
 from rpdi.metrics.errors import InputError
@@ -14,7 +14,7 @@ from rpdi.simulate.settings import check_settings
 
 
 def run(args) -> str:
-    measures = resolved_measures(args.measures)
+    measures = resolved_measures(measure_names(args))
     expand(measures)  # malformed measures are reported before the files are read
     check_settings(dict(seed=args.seed, users=args.users or 0), prefix="--")
     if args.per_topic:

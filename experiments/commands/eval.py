@@ -3,14 +3,15 @@ expectation), as a table, CSV, JSON or trec_eval's lines."""
 
 from __future__ import annotations
 
-from rpdi.experiments.commands.inputs import collection, resolved_measures
+from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
 from rpdi.experiments.formats import format_eval
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import evaluate, expand, trec_report
 
 
 def run(args) -> str:
-    measures = resolved_measures(args.measures)
+    names = measure_names(args)
+    measures = resolved_measures(names)
     expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
     qrels, runs = collection(args)
     topics = "qrels" if args.all_topics else args.topics or ("intersection" if args.format == "trec" else "qrels")
@@ -23,7 +24,7 @@ def run(args) -> str:
                            average=args.average, **options)
     except (MemoryError, OverflowError) as exc:  # a huge cutoff or parameter, e.g. P@100000000000
         reason = (str(exc).splitlines() or [type(exc).__name__])[0]
-        for text, m in zip(args.measures, measures):  # name the measure at fault
+        for text, m in zip(names, measures):  # name the measure at fault
             try:
                 evaluate(qrels, runs, [m], **options)
             except (MemoryError, OverflowError):

@@ -1,32 +1,43 @@
-"""``rpdi fit``: browsing models and click models fitted to click logs, compared on held-out sessions."""
+"""``rpdi fit``: browsing models and click models fitted to click logs, compared on held-out
+sessions by paired tests (:mod:`rpdi.usermodels.clickcompare`), with their calibration per rank."""
 
 from __future__ import annotations
 
-from rpdi.experiments.formats import align, format_records, number
+from rpdi.experiments.formats import fit_json, fit_table, format_records
 from rpdi.metrics.clicklogs import read_clicklog
 from rpdi.metrics.errors import InputError
+from rpdi.usermodels.clickcompare import compare
 from rpdi.usermodels.clickeval import fit_and_evaluate
 from rpdi.usermodels.clickmodels import METRIC_USERS, STANDARD, click_model
-
-FIELDS = ("model", "fitted", "parameters", "loglik", "perplexity", "train_loglik", "seconds")
 
 
 def run(args) -> str:
     models = args.models or list(METRIC_USERS + STANDARD)
     for m in models:  # unknown models are reported before the logs are read
         click_model(m)
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha must lie strictly between 0 and 1, not {args.alpha}")
+    if args.resamples < 1:
+        raise InputError(f"--resamples must be at least 1, not {args.resamples}")
     train, test = _sessions(args)
     records = fit_and_evaluate(train, test, models, by_grade=args.qrels is not None, seed=args.seed,
-                               stderr=not args.no_stderr)
+                               stderr=not args.no_stderr, alpha=args.alpha)
+    pairs = compare(records, seed=args.seed, resamples=args.resamples, alpha=args.alpha)
     if args.plot:
         from rpdi.experiments.clickplots import plot_fit
 
-        plot_fit(records, args.plot, f"{len(train)} training, {len(test)} test sessions")
+        plot_fit(records, pairs, args.plot, f"{len(train)} training, {len(test)} test sessions", args.alpha)
     for r in records:
-        del r["curves"]
+        del r["sessions"]
+    settings = {"alpha": args.alpha, "resamples": args.resamples, "seed": args.seed}
     if args.format == "table":
-        return align([list(FIELDS)] + [[number(r[k], none="-") for k in FIELDS] for r in records])
-    return format_records(records, args.format, list(records[0]))
+        return fit_table(records, settings)
+    if args.format == "json":
+        return fit_json(records, pairs, settings)
+    for r in records:  # csv: the flat records, a list of models as one cell
+        del r["curves"]
+        r.update({k: "; ".join(v) for k, v in r.items() if isinstance(v, list)})
+    return format_records(records, "csv", list(records[0]))
 
 
 def _sessions(args):

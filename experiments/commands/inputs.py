@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from rpdi.metrics.errors import InputError
 
 
 def collection(args):
@@ -17,6 +18,40 @@ def collection(args):
         lengths = read_lengths(args.doc_lengths)
         runs = [with_lengths(run, lengths) for run in runs]
     return qrels, runs
+
+
+def measure_names(args) -> list[str]:
+    """The measures of ``-m`` and, after them, of every ``--measures-from FILE``: the ``fitted``
+    measures of an ``rpdi fit --format json`` output (the fitted users of the metrics, best
+    held-out perplexity first; click models that are no metric's user, like PBM, have none)."""
+    names = list(args.measures or [])
+    for path in args.measures_from or []:
+        names += fitted_measures(path)
+    if not names:
+        raise InputError("no measure: give -m MEASURE or --measures-from FIT.json")
+    return names
+
+
+def fitted_measures(path: str) -> list[str]:
+    """The ``fitted`` measures in the ``rpdi fit --format json`` output at ``path``."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as exc:
+        raise InputError(f"--measures-from {path}: {exc.strerror or exc}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"--measures-from {path}: not JSON ({exc})") from None
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, list) or not all(isinstance(m, dict) and "fitted" in m for m in models):
+        raise InputError(f"--measures-from {path}: not the output of rpdi fit --format json "
+                         f"(no \"models\" list with \"fitted\" measures)")
+    names = [m["fitted"] for m in models if m["fitted"] is not None]
+    if not names or not all(isinstance(n, str) for n in names):
+        raise InputError(f"--measures-from {path}: none of its models is a metric's user (no fitted measure); "
+                         f"fit one, e.g. rpdi fit LOGS -m RBP")
+    return names
 
 
 def resolved_measures(texts: list[str]) -> list:

@@ -209,7 +209,7 @@ def test_fit_command_prints_a_measure_that_eval_accepts(tmp_path, capsys, write)
                     for s in range(len(log)) for r in range(5))
     path = write(tmp_path / "log.tsv", lines)
     assert main(["fit", path, "-m", "RBP", "-m", "PBM", "--format", "json", "--seed", "2", "--no-stderr"]) == 0
-    records = json.loads(capsys.readouterr().out)
+    records = json.loads(capsys.readouterr().out)["models"]
     assert {r["model"] for r in records} == {"RBP", "PBM"}
     rbp = next(r for r in records if r["model"] == "RBP")
     from rpdi.metrics import parse_measure
