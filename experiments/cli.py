@@ -266,7 +266,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rpdi {args.command}: internal error: {type(exc).__name__}: {reason}", file=sys.stderr)
         return 1
     # rpdi run and rpdi simulate return a Summary: exit status 1 on an undeclared disagreement
-    return _write_stdout(args.command, str(result)) or getattr(result, "status", 0)
+    failed = _write_stdout(args.command, str(result))
+    sys.stderr.write(getattr(result, "notes", ""))
+    return failed or getattr(result, "status", 0)
 
 
 def _numeric_warnings(caught) -> None:

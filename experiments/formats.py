@@ -90,6 +90,22 @@ def format_records(rows: list[dict], fmt: str, fields, digits: int = 4) -> str:
     return align([list(fields)] + [[field_cell(r[k], digits, k) for k in fields] for r in rows])
 
 
+def cap_lines(records: list[dict], target_stderr: float, max_users: int) -> list[str]:
+    """A line per measure whose simulation ``--max-users`` stopped on some rankings before their
+    standard error reached ``target_stderr``, with the standard errors achieved there (from the
+    per-topic records of :func:`rpdi.simulate`)."""
+    lines = []
+    for measure in dict.fromkeys(r["measure"] for r in records):
+        simulated = [r for r in records if r["measure"] == measure and r["topic"] != "all" and r["users"]]
+        capped = [r["stderr"] for r in simulated
+                  if r["users"] >= max_users and r["stderr"] is not None and r["stderr"] > target_stderr]
+        if capped:
+            lines.append(f"{measure}: --max-users {max_users} bound on {len(capped)} of {len(simulated)} rankings "
+                         f"before --target-stderr {target_stderr:g} was reached; their standard errors are "
+                         f"{min(capped):.3g} to {max(capped):.3g}")
+    return lines
+
+
 def format_eval(rows: list[dict], fmt: str, digits: int = 4) -> str:
     """As :func:`format_records`; the table has a column per measure, a value's residual after it."""
     if fmt in ("json", "csv"):

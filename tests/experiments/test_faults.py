@@ -370,6 +370,47 @@ def test_unbounded_work_is_refused_with_the_estimate(data, monkeypatch, run_cli)
     assert simulate(data / "q.txt", [data / "r.txt"], ["P@3"], users=10, force=True)[0]["users"] == 10  # per topic
 
 
+def test_an_unreachable_target_stderr_lets_the_cap_bind(data, run_cli):
+    """``--target-stderr 1e-300 --max-users N``: the cap binds, the standard errors achieved are
+    reported, no numeric error. Before: "numeric error: divide by zero encountered in divide
+    (work.py:39)", status 1, and with --format json after the verdict's "AGREE" line on stderr."""
+    argv = ["simulate", data / "q.txt", data / "r.txt", "-m", "RBP(p=0.8)", "--target-stderr", "1e-300",
+            "--max-users", "20000", "--seed", "3"]
+    status, out, err = run_cli(argv)
+    assert status == 0 and err == "", err
+    cap = [line for line in out.splitlines() if "--max-users" in line]
+    assert len(cap) == 1 and cap[0].startswith("RBP(p=0.8): --max-users 20000 bound on 2 of 2 rankings "
+                                               "before --target-stderr 1e-300 was reached"), out
+    status, out, err = run_cli(argv + ["--per-topic", "--format", "json"])
+    assert status == 0
+    records = [r for r in json.loads(out) if r["topic"] != "all"]
+    assert [r["users"] for r in records] == [20000, 20000]
+    low, high = sorted(r["stderr"] for r in records)
+    # the one line on the cap (with the standard errors achieved, as the records give them) and the verdict
+    lines = err.splitlines()
+    assert len(lines) == 2 and lines[0] == cap[0].split(" their standard errors")[0] + (
+        f" their standard errors are {low:.3g} to {high:.3g}") and lines[1].startswith("verdict: AGREE"), err
+
+
+def test_nothing_but_the_error_when_a_result_is_withheld(data, monkeypatch, run_cli):
+    """A numeric warning withholds the result: then no verdict is printed either, not even on
+    stderr with --format json (two contradicting lines, "AGREE" and "numeric error")."""
+    from rpdi.simulate import three_way
+
+    real = three_way.three_way
+
+    def warns(*args, **kwargs):
+        warnings.warn("divide by zero encountered in divide", RuntimeWarning)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(three_way, "three_way", warns)
+    monkeypatch.setattr("rpdi.simulate.api.three_way", warns)
+    status, out, err = run_cli(["simulate", data / "q.txt", data / "r.txt", "-m", "RBP(p=0.8)", "--users", "20",
+                                "--format", "json"])
+    assert status == 1 and out == ""
+    one_line(err, "numeric error: divide by zero encountered in divide")
+
+
 def test_progress_lines_when_stderr_is_not_a_terminal(data, monkeypatch, run_cli):
     from rpdi.simulate import progress
 
