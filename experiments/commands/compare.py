@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from rpdi.experiments import compare_plots
-from rpdi.experiments.commands.inputs import named_runs, resolved_measures
+from rpdi.experiments.commands.inputs import collection, resolved_measures
 from rpdi.experiments.compare import FIELDS, POWER_FIELDS, USER_FIELDS, compare, discriminative_power
 from rpdi.experiments.formats import compare_table, format_records, power_table
 from rpdi.metrics.errors import InputError
@@ -21,9 +21,11 @@ def run(args) -> str:
         raise InputError("--per-topic: compare reports pairs of runs over all topics, not single topics")
     if args.discriminative_power and args.baseline:
         raise InputError("--discriminative-power compares all pairs of runs; drop --baseline")
-    records = compare(args.qrels, named_runs(args.runs), measures, baseline=args.baseline, test=args.test,
+    topics = args.topics or "qrels"
+    qrels, runs = collection(args, topics)
+    records = compare(qrels, runs, measures, baseline=args.baseline, test=args.test,
                       correction=args.correction, alpha=args.alpha, resamples=args.resamples,
-                      seed=args.seed, interval=args.interval, topics=args.topics or "qrels", users=args.users,
+                      seed=args.seed, interval=args.interval, topics=topics, users=args.users,
                       convention=args.convention, force=args.force)
     power = discriminative_power(records, args.alpha) if args.discriminative_power else None
     if args.plots:

@@ -12,8 +12,8 @@ from rpdi.metrics.evaluate import evaluate, expand, trec_report
 def run(args) -> str:
     measures = resolved_measures(args.measures)
     expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
-    qrels, runs = collection(args)
     topics = "qrels" if args.all_topics else args.topics or ("intersection" if args.format == "trec" else "qrels")
+    qrels, runs = collection(args, topics)
     options = dict(topics=topics, compat=args.compat, max_docs=args.max_docs, judged_only=args.judged_only,
                    relevance_level=args.relevance_level)
     try:

@@ -15,12 +15,13 @@ from rpdi.usermodels import model_for
 def run(args) -> Summary:
     check_settings(dict(users=args.users, seed=args.seed, target_stderr=args.target_stderr,
                         max_users=args.max_users), prefix="--")
-    qrels, runs = collection(args)
+    topics = args.topics or "qrels"
+    qrels, runs = collection(args, topics)
     capped = args.target_stderr is not None  # the per-topic records say where --max-users bound
     try:
         records, verdict = simulate(qrels, runs, args.measures, users=args.users, seed=args.seed,
                                     engine=args.engine, per_topic=args.per_topic or capped,
-                                    convention=args.convention, topics=args.topics or "qrels",
+                                    convention=args.convention, topics=topics,
                                     target_stderr=args.target_stderr, max_users=args.max_users, progress=True,
                                     alpha=args.alpha, with_verdict=True, force=args.force)
     except MemoryError as exc:  # arrays grow with the depth read: name the deepest measure

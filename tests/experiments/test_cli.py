@@ -100,3 +100,29 @@ def test_a_configs_measures_are_expanded_once(tmp_path):
     tasks = plan(config)
     assert len(tasks) == 6 and expand_measures(config) == [t["measure"] for t in tasks[::2]]
     assert log.read_text() == "x"
+
+
+def test_a_run_sharing_no_topic_with_the_qrels_is_named(tmp_path, run_cli):
+    """Issue 24: a run whose topics are none of the qrels' gave AP 0.0000, status 0, no word.
+    Averaged over the qrels' topics it is a one-line warning naming the run and the qrels; over
+    the topics a run shares with them (--topics intersection, and --format trec's default, as
+    trec_eval's "No queries with both results and relevance info") an error, status 2."""
+    (tmp_path / "q.txt").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n")
+    (tmp_path / "r.txt").write_text("1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n2 Q0 d1 1 1.0 t\n")
+    (tmp_path / "r2.txt").write_text("1 Q0 d2 1 2.0 u\n2 Q0 d1 1 1.0 u\n")
+    (tmp_path / "off.txt").write_text("x1 Q0 d1 1 2.0 o\nx2 Q0 d2 2 1.0 o\n")
+    files = [tmp_path / "q.txt", tmp_path / "off.txt", tmp_path / "r.txt", tmp_path / "r2.txt"]
+    named = f"run 'off' ({tmp_path / 'off.txt'}) shares no topic with the qrels {tmp_path / 'q.txt'} (its 2 topics: x1, x2)"
+    for argv in (["eval", *files, "-m", "AP"], ["simulate", *files, "-m", "AP", "--users", "10"],
+                 ["compare", *files, "-m", "AP"]):
+        status, out, err = run_cli(argv)
+        assert status == 0 and out, (argv, err)
+        assert err == f"rpdi {argv[0]}: warning: {named}: its values are those of empty rankings\n", err
+        status, out, err = run_cli(argv + ["--topics", "intersection"])
+        assert status == 2 and out == "" and err.startswith(f"rpdi {argv[0]}: {named}: averaged over the topics"), err
+        assert len(err.splitlines()) == 1
+    status, out, err = run_cli(["eval", *files, "-m", "map", "--format", "trec"])
+    assert status == 2 and out == "" and "--topics intersection" in err
+    # a run sharing one topic is evaluated without a word
+    status, out, err = run_cli(["eval", tmp_path / "q.txt", tmp_path / "r2.txt", "-m", "AP"])
+    assert status == 0 and err == ""
