@@ -6,6 +6,7 @@ import os
 
 from rpdi.experiments import compare_plots
 from rpdi.experiments.commands.inputs import collection, resolved_measures
+from rpdi.experiments.commands.outputs import check_writable
 from rpdi.experiments.compare import FIELDS, POWER_FIELDS, USER_FIELDS, compare, discriminative_power
 from rpdi.experiments.formats import compare_table, format_records, power_table
 from rpdi.metrics.errors import InputError
@@ -21,6 +22,7 @@ def run(args) -> str:
         raise InputError("--per-topic: compare reports pairs of runs over all topics, not single topics")
     if args.discriminative_power and args.baseline:
         raise InputError("--discriminative-power compares all pairs of runs; drop --baseline")
+    check_writable(args.plots, "--plots", directory=True)
     topics = args.topics or "qrels"
     qrels, runs = collection(args, topics)
     records = compare(qrels, runs, measures, baseline=args.baseline, test=args.test,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rpdi.experiments.commands.outputs import PLOT_FORMATS, check_writable
 from rpdi.experiments.formats import align, format_records, number
 from rpdi.metrics.clicklogs import read_clicklog
 from rpdi.metrics.errors import InputError
@@ -12,6 +13,7 @@ FIELDS = ("model", "fitted", "parameters", "loglik", "perplexity", "train_loglik
 
 
 def run(args) -> str:
+    check_writable(args.plot, "--plot", formats=PLOT_FORMATS)  # before any fitting
     models = args.models or list(METRIC_USERS + STANDARD)
     for m in models:  # unknown models are reported before the logs are read
         click_model(m)

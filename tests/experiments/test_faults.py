@@ -219,6 +219,47 @@ def test_unwritable_output_directory_is_named(data, run_cli):
         one_line(err, str(out), why)
 
 
+@pytest.mark.parametrize("where, why", [("afile/plot.png", "afile is not a directory"),
+                                        ("ro/plot.png", "ro: Permission denied")])
+def test_unwritable_plots_are_refused_before_the_work(data, monkeypatch, run_cli, where, why):
+    """Issue 24: ``rpdi fit --plot ro/fit.png`` fitted for minutes, then failed naming a temporary
+    file, status 1. Every command's output path is checked before its work (one shared check):
+    the work itself is replaced here by a failure, which must never be reached."""
+    import tempfile
+
+    from rpdi.experiments import compare_plots
+    from rpdi.experiments.commands import fit
+
+    (data / "afile").write_text("")
+    (data / "ro").mkdir()
+    (data / "ro").chmod(0o555)
+    real = tempfile.mkstemp
+
+    def read_only(*args, dir=None, **kwargs):  # root may write anywhere: the folder refuses as a read-only one does
+        if dir is not None and os.path.basename(dir) == "ro":
+            raise PermissionError(13, "Permission denied")
+        return real(*args, dir=dir, **kwargs)
+
+    def never(*args, **kwargs):
+        raise AssertionError("the work started")
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    monkeypatch.setattr(fit, "fit_and_evaluate", never)
+    monkeypatch.setattr(fit, "read_clicklog", never)
+    monkeypatch.setattr(compare_plots, "forest", never)
+    path = data / where
+    folder = path.parent
+    for argv, option, shown in (
+            (["fit", data / "logs.tsv", "--plot", path], "--plot", path),
+            (["explain", "RBP", "--plot", path], "--plot", path),
+            (["compare", data / "q.txt", data / "r.txt", data / "r2.txt", "-m", "AP", "--plots", folder / "sub"],
+             "--plots", folder / "sub")):
+        status, out, err = run_cli(argv)
+        assert status == 2 and out == "", (argv, err)
+        one_line(err, f"rpdi {argv[0]}: {option} {shown}: cannot write there: ", why)
+    assert not glob.glob(str(data / "ro" / "*")) and not glob.glob(str(data / "ro" / ".*"))
+
+
 def test_a_full_disk_while_writing_results_names_the_file(data, monkeypatch, run_cli):
     from rpdi.experiments import store
 
