@@ -39,10 +39,11 @@ def number(value, digits: int = 4, style: str = "fixed", none: str = "–") -> s
 
 def field_cell(value, digits: int, field: str) -> str:
     """A cell of a record table: ``stderr`` with ``digits`` significant digits, ``z`` with 2
-    decimals, anything else with ``digits`` decimals; None is ``null``, as in the JSON."""
+    decimals, anything else with ``digits`` decimals; None (undefined) is ``–``, as in every
+    table (JSON has null, CSV an empty cell)."""
     if field == "stderr":
-        return number(value, digits, "significant", none="null")
-    return number(value, 2 if field == "z" else digits, none="null")
+        return number(value, digits, "significant")
+    return number(value, 2 if field == "z" else digits)
 
 
 def telling_apart(a, b, digits: int) -> int:
@@ -113,9 +114,9 @@ def format_eval(rows: list[dict], fmt: str, digits: int = 4) -> str:
     measures = list(dict.fromkeys(r["measure"] for r in rows))
     cells: dict[tuple[str, str], dict] = {}
     for r in rows:
-        shown = number(r["value"], digits, none="null")
+        shown = number(r["value"], digits)
         if r["residual"] is not None:
-            shown += f" +{number(r['residual'], digits, none='null')}"
+            shown += f" +{number(r['residual'], digits)}"
         cells.setdefault((r["run"], r["topic"]), {})[r["measure"]] = shown
     table = align([["run", "topic"] + measures] +
                   [[run, topic] + [row.get(m, "") for m in measures] for (run, topic), row in cells.items()])
