@@ -20,16 +20,17 @@ def run(args) -> str:
     check_settings(dict(seed=args.seed, users=args.users or 0), prefix="--")
     if args.per_topic:
         raise InputError("--per-topic: compare reports pairs of runs over all topics, not single topics")
-    if args.discriminative_power and args.baseline:
-        raise InputError("--discriminative-power compares all pairs of runs; drop --baseline")
     check_writable(args.plots, "--plots", directory=True)
     topics = args.topics or "qrels"
     qrels, runs = collection(args, topics)
-    records = compare(qrels, runs, measures, baseline=args.baseline, test=args.test,
-                      correction=args.correction, alpha=args.alpha, resamples=args.resamples,
-                      seed=args.seed, interval=args.interval, topics=topics, users=args.users,
-                      convention=args.convention, force=args.force)
-    power = discriminative_power(records, args.alpha) if args.discriminative_power else None
+    tests = dict(test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
+                 seed=args.seed, interval=args.interval, topics=topics)
+    records = compare(qrels, runs, measures, baseline=args.baseline, users=args.users,
+                      convention=args.convention, force=args.force, **tests)
+    power = None
+    if args.discriminative_power:  # a measure's power over all pairs of runs, whichever pairs are shown
+        every = records if args.baseline is None else compare(qrels, runs, measures, **tests)
+        power = discriminative_power(every, args.alpha)
     if args.plots:
         interval = args.interval or ("t" if args.test == "t" else "bca")
         what = f"{args.test} test, {args.correction} correction, {interval} interval"

@@ -126,3 +126,32 @@ def test_a_run_sharing_no_topic_with_the_qrels_is_named(tmp_path, run_cli):
     # a run sharing one topic is evaluated without a word
     status, out, err = run_cli(["eval", tmp_path / "q.txt", tmp_path / "r2.txt", "-m", "AP"])
     assert status == 0 and err == ""
+
+
+def test_discriminative_power_with_a_baseline_is_over_all_pairs(tmp_path, run_cli, write_trec):
+    """Issue 24: ``--discriminative-power --baseline`` was refused on the command line while a
+    config's ``[compare]`` with a baseline computed it. Sakai's discriminative power is a property
+    of a measure over all pairs of runs; a baseline only chooses which pairs the table shows. The
+    command line now computes it as the config does: the same ASLs, with or without a baseline."""
+    import json
+
+    qrels = {f"q{t}": {f"d{i}": int(i % 3 == t % 3) for i in range(6)} for t in range(6)}
+    runs = {name: {q: {f"d{i}": float((i * k + t) % 6) for i in range(6)} for t, q in enumerate(qrels)}
+            for k, name in ((1, "a"), (5, "b"), (2, "c"))}
+    qpath, paths = write_trec(tmp_path, qrels, runs)
+    argv = ["compare", qpath, *paths, "-m", "AP", "-m", "RR", "--discriminative-power", "--format", "json",
+            "--resamples", "500"]
+    status, out, err = run_cli(argv)
+    assert status == 0, err
+    every = json.loads(out)
+    assert [p["pairs"] for p in every] == [3, 3]
+    status, out, err = run_cli(argv + ["--baseline", "a"])
+    assert status == 0, err
+    assert json.loads(out) == every
+    (tmp_path / "c.toml").write_text(
+        f'[experiment]\nname = "dp"\nusers = 0\n[data]\nqrels = "{qpath}"\nruns = {json.dumps(paths)}\n'
+        '[[measures]]\nname = "AP"\n[[measures]]\nname = "RR"\n'
+        '[compare]\nbaseline = "a"\nresamples = 500\n[output]\nplots = false\n')
+    status, out, err = run_cli(["run", tmp_path / "c.toml", "--out", tmp_path / "o"])
+    assert status == 0, err
+    assert json.loads((tmp_path / "o" / "discriminative_power.json").read_text()) == every
