@@ -213,7 +213,7 @@ def test_full_disk_is_one_line(capsys, monkeypatch):
 
 def test_unwritable_output_directory_is_named(data, run_cli):
     cfg = config(data, ["P@2"])
-    for out, why in ((cfg, "is a file"), (cfg / "sub", "Not a directory")):
+    for out, why in ((cfg, "is a file"), (cfg / "sub", f"{cfg} is not a directory")):
         status, stdout, err = run_cli(["run", cfg, "--out", out])
         assert status == 2 and stdout == ""
         one_line(err, str(out), why)
