@@ -124,7 +124,8 @@ def _compare_parser(sub, common) -> None:
                    help="interval of the difference (default: t for the t-test, else bootstrap BCa)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--discriminative-power", action="store_true",
-                   help="report each measure's discriminative power (Sakai 2006) over all run pairs")
+                   help="report each measure's discriminative power (Sakai 2006) over all run pairs (also "
+                        "with --baseline, which only chooses the pairs shown)")
     p.add_argument("--users", type=int, default=None,
                    help="add P(a user of B fares better than a user of A); N simulated users per "
                         "ranking where the exact outcome distribution is not finite")
@@ -275,7 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rpdi {args.command}: internal error: {type(exc).__name__}: {reason}", file=sys.stderr)
         return 1
     # rpdi run and rpdi simulate return a Summary: exit status 1 on an undeclared disagreement
-    return _write_stdout(args.command, str(result)) or getattr(result, "status", 0)
+    failed = _write_stdout(args.command, str(result))
+    sys.stderr.write(getattr(result, "notes", ""))
+    return failed or getattr(result, "status", 0)
 
 
 def _numeric_warnings(caught) -> None:

@@ -1,14 +1,18 @@
 """Experiment configs: TOML validated with pydantic, expanded into measure names.
 
 A mistake (a misspelt or misplaced key, a wrong type, a bad measure, a missing file) raises
-:class:`metrics.errors.InputError` with one line naming the key path, e.g. ``experiment.sed``.
+:class:`metrics.errors.InputError` with one line naming the key path, e.g. ``experiment.sed:
+unknown key; did you mean 'seed'?``; a measure is named as the file writes it (``[[measures]]
+'RBP(p={p})': placeholder 'p' not in the grid``), as the file numbers none.
 """
 
 from __future__ import annotations
 
+import difflib
 import glob
 import itertools
 import os
+import typing
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
@@ -121,6 +125,7 @@ class Config(_Strict):
     compare: Compare | None = None
     _names: list[str] | None = PrivateAttr(None)  # the measure names, once expanded
     _written: dict[str, str] = PrivateAttr(default_factory=dict)  # resolved name -> as written
+    _templates: list[str] = PrivateAttr(default_factory=list)  # each [[measures]] name as written
 
 
 def load_config(path: str) -> tuple[Config, str]:
@@ -139,16 +144,16 @@ def load_config(path: str) -> tuple[Config, str]:
     try:
         config = Config.model_validate(raw)
     except ValidationError as exc:
-        where, msg = validation_message(exc)
-        raise InputError(f"{path}: {where}: {msg}") from None
+        raise InputError(f"{path}: {_problem(exc, raw)}") from None
     base = os.path.dirname(os.path.abspath(path))
     written = [entry.name for entry in config.measures]
+    config._templates = list(written)
     # a model of one's own: its file relative to the config, else to the working directory
-    for i, entry in enumerate(config.measures):
+    for template, entry in zip(written, config.measures):
         try:
             entry.name = anchored(entry.name, base)
         except InputError as exc:
-            raise InputError(f"{path}: measures.{i}.name: {exc}") from None
+            raise _measure_error(path, template, exc) from None
     expand_measures(config, path)
     config._written = {name: shown for entry, template in zip(config.measures, written)
                        for name, shown in zip([entry.name] + _grid_names(entry),
@@ -166,26 +171,71 @@ def expand_measures(config: Config, path: str = "config") -> list[str]:
     if config._names is not None:
         return list(config._names)
     names = []
-    for i, entry in enumerate(config.measures):
+    templates = config._templates or [entry.name for entry in config.measures]
+    for template, entry in zip(templates, config.measures):
         try:
             expanded = _grid_names(entry)
         except (KeyError, IndexError, ValueError) as exc:
-            raise InputError(f"{path}: measures.{i}.name: placeholder {exc} not in the grid") from None
+            raise _measure_error(path, template, f"placeholder {exc} not in the grid") from None
         for name in expanded:
             try:
                 model_for(name)
             except InputError as exc:
-                raise InputError(f"{path}: measures.{i}.name: {exc}") from None
+                raise _measure_error(path, template, exc) from None
             names.append(name)
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise InputError(f"{path}: measures: {dup!r} is listed twice")
     agent = config.agent_check
-    for i, name in enumerate(agent.measures if agent is not None else []):
+    for name in agent.measures if agent is not None else []:
         if name not in names:
-            raise InputError(f"{path}: agent_check.measures.{i}: {name!r} is not one of the measures")
+            raise InputError(f"{path}: agent_check.measures: {name!r} is not one of the measures")
     config._names = names
     return list(names)
+
+
+def _measure_error(path: str, template: str, problem) -> InputError:
+    """An error in the ``[[measures]]`` entry whose name the file writes as ``template``, naming
+    it so (a model's own message that already quotes it is not quoted twice)."""
+    problem = str(problem).removeprefix(f"measure {template!r}: ")
+    return InputError(f"{path}: [[measures]] {template!r}: {problem}")
+
+
+def _problem(exc: ValidationError, raw: dict) -> str:
+    """A validation error's first problem in one line: where (the key path; a ``[[measures]]``
+    entry by the name the file gives it, or its place when it has none) and what, with the
+    nearest valid key for an unknown one."""
+    where, msg = validation_message(exc)
+    loc = exc.errors()[0]["loc"]
+    if msg == "unknown key":
+        keys = _keys_at(Config, loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), keys, n=1)
+        msg += f"; did you mean {close[0]!r}?" if close else f" (the keys here: {', '.join(keys)})"
+    if len(loc) >= 2 and loc[0] == "measures" and isinstance(loc[1], int):
+        entry = (raw.get("measures") or [])[loc[1]]
+        name = entry.get("name") if isinstance(entry, dict) else None
+        label = f"[[measures]] {name!r}" if isinstance(name, str) else f"[[measures]] entry {loc[1] + 1}"
+        where = ": ".join([label] + ([".".join(str(x) for x in loc[2:])] if loc[2:] else []))
+    return f"{where}: {msg}"
+
+
+def _keys_at(model: type[BaseModel], loc: tuple) -> list[str]:
+    """The keys the config accepts at the table ``loc`` (a key path below ``model``)."""
+    for part in loc:
+        if isinstance(part, int):  # an entry of a list of tables
+            continue
+        field = model.model_fields.get(part)
+        model = _table_type(field.annotation) if field is not None else None
+        if model is None:
+            return []
+    return list(model.model_fields)
+
+
+def _table_type(annotation) -> type[BaseModel] | None:
+    """The table (pydantic model) a field's type holds: ``Compare``, ``Compare | None``, ``list[MeasureGrid]``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next(filter(None, map(_table_type, typing.get_args(annotation))), None)
 
 
 def _grid_names(entry: MeasureGrid, template: str | None = None) -> list[str]:
@@ -212,10 +262,10 @@ def resolve_files(config: Config, base: str, path: str = "config") -> None:
     if not os.path.isfile(qrels):
         raise InputError(f"{path}: data.qrels: no such file: {qrels}")
     runs = []
-    for i, pattern in enumerate(data.runs):
+    for pattern in data.runs:
         found = sorted(glob.glob(os.path.join(base, pattern)))
         if not found:
-            raise InputError(f"{path}: data.runs.{i}: no file matches {pattern!r}")
+            raise InputError(f"{path}: data.runs: no file matches {pattern!r}")
         runs += found
     data.qrels, data.runs = qrels, runs
     if config.compare is not None and config.compare.baseline is not None:

@@ -40,10 +40,11 @@ def number(value, digits: int = 4, style: str = "fixed", none: str = "–") -> s
 
 def field_cell(value, digits: int, field: str) -> str:
     """A cell of a record table: ``stderr`` with ``digits`` significant digits, ``z`` with 2
-    decimals, anything else with ``digits`` decimals; None is ``null``, as in the JSON."""
+    decimals, anything else with ``digits`` decimals; None (undefined) is ``–``, as in every
+    table (JSON has null, CSV an empty cell)."""
     if field == "stderr":
-        return number(value, digits, "significant", none="null")
-    return number(value, 2 if field == "z" else digits, none="null")
+        return number(value, digits, "significant")
+    return number(value, 2 if field == "z" else digits)
 
 
 def telling_apart(a, b, digits: int) -> int:
@@ -91,6 +92,22 @@ def format_records(rows: list[dict], fmt: str, fields, digits: int = 4) -> str:
     return align([list(fields)] + [[field_cell(r[k], digits, k) for k in fields] for r in rows])
 
 
+def cap_lines(records: list[dict], target_stderr: float, max_users: int) -> list[str]:
+    """A line per measure whose simulation ``--max-users`` stopped on some rankings before their
+    standard error reached ``target_stderr``, with the standard errors achieved there (from the
+    per-topic records of :func:`rpdi.simulate`)."""
+    lines = []
+    for measure in dict.fromkeys(r["measure"] for r in records):
+        simulated = [r for r in records if r["measure"] == measure and r["topic"] != "all" and r["users"]]
+        capped = [r["stderr"] for r in simulated
+                  if r["users"] >= max_users and r["stderr"] is not None and r["stderr"] > target_stderr]
+        if capped:
+            lines.append(f"{measure}: --max-users {max_users} bound on {len(capped)} of {len(simulated)} rankings "
+                         f"before --target-stderr {target_stderr:g} was reached; their standard errors are "
+                         f"{min(capped):.3g} to {max(capped):.3g}")
+    return lines
+
+
 def format_eval(rows: list[dict], fmt: str, digits: int = 4) -> str:
     """As :func:`format_records`; the table has a column per measure, a value's residual after it."""
     if fmt in ("json", "csv"):
@@ -98,9 +115,9 @@ def format_eval(rows: list[dict], fmt: str, digits: int = 4) -> str:
     measures = list(dict.fromkeys(r["measure"] for r in rows))
     cells: dict[tuple[str, str], dict] = {}
     for r in rows:
-        shown = number(r["value"], digits, none="null")
+        shown = number(r["value"], digits)
         if r["residual"] is not None:
-            shown += f" +{number(r['residual'], digits, none='null')}"
+            shown += f" +{number(r['residual'], digits)}"
         cells.setdefault((r["run"], r["topic"]), {})[r["measure"]] = shown
     table = align([["run", "topic"] + measures] +
                   [[run, topic] + [row.get(m, "") for m in measures] for (run, topic), row in cells.items()])

@@ -196,10 +196,13 @@ def _residual_depths(config, measures, depths, qrels, runs) -> tuple[str, list[t
 class Summary:
     """The terminal text of a check (``rpdi run``, ``rpdi simulate``) and its verdict
     (:func:`rpdi.simulate.verdict.verdict`); ``status`` is the exit status, 0 when simulation,
-    model and closed form agree, 1 on an undeclared disagreement. ``str()`` is the text."""
+    model and closed form agree, 1 on an undeclared disagreement. ``str()`` is the text;
+    ``notes``, lines for standard error, written after it (the verdict when stdout carries CSV or
+    JSON), so that nothing is said before the command is known to have succeeded."""
 
     text: str
     verdict: Verdict
+    notes: str = ""
 
     @property
     def status(self) -> int:

@@ -180,7 +180,14 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
     """What ``trec_eval [-q] [-c] [-M n] [-J] [-l n] [-N n] -m NAME ... QRELS RUN`` prints, line for
     line: per topic (with ``per_topic``, topics in byte order, each the measures in trec_eval's
     order), then ``all``; ``%-22s\t%s\t%s`` lines, values to 4 decimals, counts as integers. Names
-    may be rpdi's too. Several runs give one block each. ``topics="qrels"`` is trec_eval -c."""
+    may be rpdi's too. ``topics="qrels"`` is trec_eval -c.
+
+    Several runs give one block each, in the order given, headed by the run's ``runid all TAG``
+    line (trec_eval's ``runid`` measure: the run's tag), so that the blocks can be told apart
+    and each diffed against trec_eval's output for its run: without ``per_topic`` a block is
+    what ``trec_eval -m runid -m ...`` prints for the run, line for line; with it, the runid line
+    heads the block instead of following the topics' lines. A ``runid`` asked for is not
+    repeated. One run's output is trec_eval's, unchanged."""
     texts = [name for name in names if isinstance(name, str)]
     chosen, rest = trec_eval_selection(texts)  # what trec_eval prints for its -m arguments, in its order
     lines = [line for name in chosen for line in trec_lines(name, relevance_level, docs)]
@@ -204,8 +211,11 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
     summaries = {id(line): _aggregate(summed[id(line)].value, rankings.present, line.measure.spec.average)
                  for line in measured}
     out = []
+    headed = len(rankings.runs) > 1  # each run's block starts with its runid line
     for s, run in enumerate(rankings.runs):
         present = rankings.present[s]
+        if headed:
+            out.append(f"{'runid':<22}\tall\t{runs[s].runid}")
         if per_topic:
             shown = [line for line in lines if line.family.per_topic]
             texts = [None if line.measure is None else  # the run's values as printed, topic by topic
@@ -220,7 +230,8 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
             if not line.family.summary:
                 continue
             if line.measure is None:  # runid
-                out.append(f"{line.name:<22}\tall\t{runs[s].runid}")
+                if not headed:
+                    out.append(f"{line.name:<22}\tall\t{runs[s].runid}")
                 continue
             out.append(f"{line.name:<22}\tall\t{_trec_value(summaries[id(line)][s], line.family.integer)}")
     return "\n".join(out) + "\n"

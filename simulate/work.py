@@ -15,6 +15,9 @@ steps with the vector engine, 6 * 10^7 with the agent engine) is refused unless 
 
 from __future__ import annotations
 
+import math
+import sys
+
 import numpy as np
 
 from rpdi.metrics.errors import InputError
@@ -32,17 +35,39 @@ def steps(expectations, present: np.ndarray, users: int, target_stderr: float | 
         simulated = present & np.isfinite(ex.value)
         depth = np.nan_to_num(ex.reach.sum(axis=-1), nan=ex.model.horizon, posinf=ex.model.horizon)
         if target_stderr is None:
-            n = np.full(depth.shape, float(users))
+            n = np.full(depth.shape, _count(users))
         else:
-            variance = ex.variance[ex.model.aggregation]
-            with np.errstate(invalid="ignore", over="ignore"):
-                n = np.where(np.isfinite(variance), np.ceil(variance / target_stderr ** 2), max_users)
-            n = np.clip(n, 2 * BLOCK, max_users)
+            n = np.clip(users_needed(ex.variance[ex.model.aggregation], target_stderr), 2 * BLOCK, _count(max_users))
         total += float((n * depth)[simulated].sum())
     return total
 
 
+def users_needed(variance: np.ndarray, target_stderr: float) -> np.ndarray:
+    """Users whose mean has standard error ``target_stderr`` when one user's outcome has this
+    variance: ceil((sd / target)^2); infinite where that overflows (a target too small for any
+    number of users, e.g. 1e-300, whose square is 0 in floating point) or the variance is not
+    finite, so that a cap binds. Written without target_stderr^2, whose underflow to 0 made a
+    division by zero.
+
+    >>> users_needed(np.array([0.25, 0.0, np.nan]), 0.01).tolist()
+    [2500.0, 0.0, inf]
+    >>> users_needed(np.array([0.25]), 1e-300).tolist()
+    [inf]
+    """
+    sd = np.sqrt(np.where(np.isfinite(variance), np.maximum(variance, 0.0), np.inf))
+    with np.errstate(over="ignore"):
+        return np.ceil((sd / target_stderr) ** 2)
+
+
+def _count(users: int) -> float:
+    """A number of users as a float: infinite beyond the largest float (``--users 10**400`` is
+    refused as too much work, not a failed conversion)."""
+    return float(users) if users <= sys.float_info.max else math.inf
+
+
 def work_text(work: float, engine: str) -> str:
+    if math.isinf(work):
+        return "more user-document steps than a float can count"
     hours = work / STEPS_PER_SECOND[engine] / 3600
     when = f"{hours:.2g} h" if hours >= 1 else f"{hours * 60:.2g} min"
     return (f"about {work:.2g} user-document steps (~{when} at {STEPS_PER_SECOND[engine]:.0e} steps a second "

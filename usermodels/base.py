@@ -18,11 +18,13 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
+from rpdi.metrics.errors import InputError
 from rpdi.metrics.measures.registry import MEASURES, Measure, MeasureSpec, Param
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.view import View
 
 
+DECLARED_AGGREGATIONS = ("rate", "mean_rate", "total")  # which expectation a model's value is
 FIT_MARGIN = 1e-4  # a fitted probability stays this far inside (0, 1)
 OPEN_UNIT = (FIT_MARGIN, 1 - FIT_MARGIN)  # the fit bounds of a probability
 
@@ -126,8 +128,21 @@ class BrowsingModel:
         """The measure this model is the user of: the declared measure its class names in
         ``measure_name`` (a closed form exists), else one declared from the class itself: named
         after the class, with ``parameters`` (their types follow the defaults), ``rule`` and
-        ``citation``, and no closed form (its value is the model's exact expectation)."""
+        ``citation``, and no closed form (its value is the model's exact expectation).
+
+        The class's declaration is checked first: InputError naming the class and the class
+        attribute missing or wrong (a model of one's own is not trusted).
+
+        >>> class Forgetful(BrowsingModel):
+        ...     parameters = {"p": 0.5}
+        ...     def step(self, state, at): return geometric(self.p, at.gain)
+        >>> Forgetful.declaration()
+        Traceback (most recent call last):
+        ...
+        rpdi.metrics.errors.InputError: Forgetful: class attribute aggregation is missing: set it to 'rate' (E[G]/E[N]), 'mean_rate' (E[G/N]) or 'total' (E[G])
+        """
         spec = MEASURES.get(vars(cls).get("measure_name"))
+        cls._check_declared(spec is None)
         if spec is not None:
             return spec
         from rpdi.usermodels.exact import ExactValue
@@ -136,6 +151,41 @@ class BrowsingModel:
                        for key, default in getattr(cls, "parameters", {}).items())
         return MeasureSpec(cls.__name__, ExactValue(cls), params, "optional", getattr(cls, "rule", cls.__name__),
                            getattr(cls, "citation", "a model of one's own"), method="exact")
+
+    @classmethod
+    def _check_declared(cls, own: bool) -> None:
+        """InputError naming the class and its class attribute that is missing or of the wrong
+        kind; ``own``: the class declares its measure itself (``parameters``, ``rule``, ...)."""
+        def wrong(what):
+            raise InputError(f"{cls.__name__}: {what}")
+
+        aggregation = getattr(cls, "aggregation", None)
+        choices = "'rate' (E[G]/E[N]), 'mean_rate' (E[G/N]) or 'total' (E[G])"
+        if aggregation is None:
+            wrong(f"class attribute aggregation is missing: set it to {choices}")
+        if aggregation not in DECLARED_AGGREGATIONS:
+            wrong(f"class attribute aggregation is {aggregation!r}: set it to {choices}")
+        if cls.step is BrowsingModel.step:
+            wrong("defines no step(self, state, at) method")
+        if not isinstance(cls.normalised, bool):
+            wrong(f"class attribute normalised is {cls.normalised!r}, not True or False")
+        if isinstance(cls.horizon, bool) or not isinstance(cls.horizon, int) or cls.horizon < 1:
+            wrong(f"class attribute horizon is {cls.horizon!r}, not a whole number >= 1")
+        if cls.halflife is not None and not (isinstance(cls.halflife, (int, float)) and cls.halflife > 0):
+            wrong(f"class attribute halflife is {cls.halflife!r}, not None or a number > 0")
+        if not own:
+            return
+        parameters = getattr(cls, "parameters", {})
+        if not isinstance(parameters, dict):
+            wrong(f"class attribute parameters is {parameters!r}, not a dict of name: default")
+        for key, default in parameters.items():
+            if not (isinstance(key, str) and key.isidentifier()):
+                wrong(f"class attribute parameters: {key!r} is not a parameter name")
+            if type(default) not in (int, float, str):
+                wrong(f"class attribute parameters: {key} = {default!r}: a default is an int, a float or a str")
+        for key in ("rule", "citation"):
+            if not isinstance(getattr(cls, key, ""), str):
+                wrong(f"class attribute {key} is {getattr(cls, key)!r}, not a str")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.measure.text!r})"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 from rpdi.experiments import compare_plots
-from rpdi.experiments.commands.inputs import measure_names, named_runs, resolved_measures
+from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
+from rpdi.experiments.commands.outputs import check_writable
 from rpdi.experiments.compare import FIELDS, POWER_FIELDS, USER_FIELDS, compare, discriminative_power
 from rpdi.experiments.formats import compare_table, format_records, power_table
 from rpdi.metrics.errors import InputError
@@ -19,13 +20,17 @@ def run(args) -> str:
     check_settings(dict(seed=args.seed, users=args.users or 0), prefix="--")
     if args.per_topic:
         raise InputError("--per-topic: compare reports pairs of runs over all topics, not single topics")
-    if args.discriminative_power and args.baseline:
-        raise InputError("--discriminative-power compares all pairs of runs; drop --baseline")
-    records = compare(args.qrels, named_runs(args.runs), measures, baseline=args.baseline, test=args.test,
-                      correction=args.correction, alpha=args.alpha, resamples=args.resamples,
-                      seed=args.seed, interval=args.interval, topics=args.topics or "qrels", users=args.users,
-                      convention=args.convention, force=args.force)
-    power = discriminative_power(records, args.alpha) if args.discriminative_power else None
+    check_writable(args.plots, "--plots", directory=True)
+    topics = args.topics or "qrels"
+    qrels, runs = collection(args, topics)
+    tests = dict(test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
+                 seed=args.seed, interval=args.interval, topics=topics)
+    records = compare(qrels, runs, measures, baseline=args.baseline, users=args.users,
+                      convention=args.convention, force=args.force, **tests)
+    power = None
+    if args.discriminative_power:  # a measure's power over all pairs of runs, whichever pairs are shown
+        every = records if args.baseline is None else compare(qrels, runs, measures, **tests)
+        power = discriminative_power(every, args.alpha)
     if args.plots:
         interval = args.interval or ("t" if args.test == "t" else "bca")
         what = f"{args.test} test, {args.correction} correction, {interval} interval"

@@ -13,8 +13,8 @@ def run(args) -> str:
     names = measure_names(args)
     measures = resolved_measures(names)
     expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
-    qrels, runs = collection(args)
     topics = "qrels" if args.all_topics else args.topics or ("intersection" if args.format == "trec" else "qrels")
+    qrels, runs = collection(args, topics)
     options = dict(topics=topics, compat=args.compat, max_docs=args.max_docs, judged_only=args.judged_only,
                    relevance_level=args.relevance_level)
     try:

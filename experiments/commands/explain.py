@@ -14,6 +14,7 @@ import math
 import os
 import re
 
+from rpdi.experiments.commands.outputs import PLOT_FORMATS, check_writable
 from rpdi.experiments.formats import align, number, to_json
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import rankings_from_grades
@@ -32,11 +33,8 @@ def run(args) -> str:
     text = args.ranking.strip()
     grades = parse_ranking(text)
     shown = text if _SYMBOLS.fullmatch(text) else ",".join(f"{g:g}" for g in grades)
-    plot_format = None
-    if args.plot:
-        plot_format = os.path.splitext(args.plot)[1].lower().lstrip(".")
-        if plot_format not in ("png", "svg"):
-            raise InputError(f"--plot {args.plot}: expected a .png or .svg file")
+    check_writable(args.plot, "--plot", formats=PLOT_FORMATS)
+    plot_format = os.path.splitext(args.plot)[1].lower().lstrip(".") if args.plot else None
     model = model_for(args.measure)
     depth = len(grades) if args.depth is None else args.depth
     if not 1 <= depth <= model.horizon:

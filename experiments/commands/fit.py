@@ -3,6 +3,7 @@ sessions by paired tests (:mod:`rpdi.usermodels.clickcompare`), with their calib
 
 from __future__ import annotations
 
+from rpdi.experiments.commands.outputs import PLOT_FORMATS, check_writable
 from rpdi.experiments.formats import fit_json, fit_table, format_records
 from rpdi.metrics.clicklogs import read_clicklog
 from rpdi.metrics.errors import InputError
@@ -12,6 +13,7 @@ from rpdi.usermodels.clickmodels import METRIC_USERS, STANDARD, click_model
 
 
 def run(args) -> str:
+    check_writable(args.plot, "--plot", formats=PLOT_FORMATS)  # before any fitting
     models = args.models or list(METRIC_USERS + STANDARD)
     for m in models:  # unknown models are reported before the logs are read
         click_model(m)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
 from rpdi.experiments.commands.inputs import collection, measure_names
-from rpdi.experiments.formats import SIMULATE_FIELDS, format_records
+from rpdi.experiments.formats import SIMULATE_FIELDS, cap_lines, format_records
 from rpdi.experiments.report import Summary
 from rpdi.metrics.errors import InputError
 from rpdi.simulate.api import simulate
@@ -18,21 +16,24 @@ def run(args) -> Summary:
     check_settings(dict(users=args.users, seed=args.seed, target_stderr=args.target_stderr,
                         max_users=args.max_users), prefix="--")
     names = measure_names(args)
-    qrels, runs = collection(args)
+    topics = args.topics or "qrels"
+    qrels, runs = collection(args, topics)
+    capped = args.target_stderr is not None  # the per-topic records say where --max-users bound
     try:
         records, verdict = simulate(qrels, runs, names, users=args.users, seed=args.seed,
-                                    engine=args.engine, per_topic=args.per_topic, convention=args.convention,
-                                    topics=args.topics or "qrels", target_stderr=args.target_stderr,
-                                    max_users=args.max_users, progress=True, alpha=args.alpha,
-                                    with_verdict=True, force=args.force)
+                                    engine=args.engine, per_topic=args.per_topic or capped,
+                                    convention=args.convention, topics=topics,
+                                    target_stderr=args.target_stderr, max_users=args.max_users, progress=True,
+                                    alpha=args.alpha, with_verdict=True, force=args.force)
     except MemoryError as exc:  # arrays grow with the depth read: name the deepest measure
         reason = (str(exc).splitlines() or ["out of memory"])[0]
         deepest = max(names, key=lambda m: model_for(m).k or 0)
         raise InputError(f"measure {deepest!r}: too large to simulate ({reason})") from None
+    notes = cap_lines(records, args.target_stderr, args.max_users) if capped else []
+    if not args.per_topic:
+        records = [r for r in records if r["topic"] == "all"]
     text = format_records(records, args.format, SIMULATE_FIELDS, args.digits)
-    lines = "\n".join(verdict_lines(verdict)) + "\n"
+    lines = "\n".join(notes + verdict_lines(verdict)) + "\n"
     if args.format == "table":
-        text += "\n" + lines
-    else:  # keep stdout machine-readable
-        sys.stderr.write(lines)
-    return Summary(text, verdict)
+        return Summary(text + "\n" + lines, verdict)
+    return Summary(text, verdict, notes=lines)  # stdout stays machine-readable

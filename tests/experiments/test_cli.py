@@ -100,3 +100,58 @@ def test_a_configs_measures_are_expanded_once(tmp_path):
     tasks = plan(config)
     assert len(tasks) == 6 and expand_measures(config) == [t["measure"] for t in tasks[::2]]
     assert log.read_text() == "x"
+
+
+def test_a_run_sharing_no_topic_with_the_qrels_is_named(tmp_path, run_cli):
+    """Issue 24: a run whose topics are none of the qrels' gave AP 0.0000, status 0, no word.
+    Averaged over the qrels' topics it is a one-line warning naming the run and the qrels; over
+    the topics a run shares with them (--topics intersection, and --format trec's default, as
+    trec_eval's "No queries with both results and relevance info") an error, status 2."""
+    (tmp_path / "q.txt").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n")
+    (tmp_path / "r.txt").write_text("1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n2 Q0 d1 1 1.0 t\n")
+    (tmp_path / "r2.txt").write_text("1 Q0 d2 1 2.0 u\n2 Q0 d1 1 1.0 u\n")
+    (tmp_path / "off.txt").write_text("x1 Q0 d1 1 2.0 o\nx2 Q0 d2 2 1.0 o\n")
+    files = [tmp_path / "q.txt", tmp_path / "off.txt", tmp_path / "r.txt", tmp_path / "r2.txt"]
+    named = f"run 'off' ({tmp_path / 'off.txt'}) shares no topic with the qrels {tmp_path / 'q.txt'} (its 2 topics: x1, x2)"
+    for argv in (["eval", *files, "-m", "AP"], ["simulate", *files, "-m", "AP", "--users", "10"],
+                 ["compare", *files, "-m", "AP"]):
+        status, out, err = run_cli(argv)
+        assert status == 0 and out, (argv, err)
+        assert err == f"rpdi {argv[0]}: warning: {named}: its values are those of empty rankings\n", err
+        status, out, err = run_cli(argv + ["--topics", "intersection"])
+        assert status == 2 and out == "" and err.startswith(f"rpdi {argv[0]}: {named}: averaged over the topics"), err
+        assert len(err.splitlines()) == 1
+    status, out, err = run_cli(["eval", *files, "-m", "map", "--format", "trec"])
+    assert status == 2 and out == "" and "--topics intersection" in err
+    # a run sharing one topic is evaluated without a word
+    status, out, err = run_cli(["eval", tmp_path / "q.txt", tmp_path / "r2.txt", "-m", "AP"])
+    assert status == 0 and err == ""
+
+
+def test_discriminative_power_with_a_baseline_is_over_all_pairs(tmp_path, run_cli, write_trec):
+    """Issue 24: ``--discriminative-power --baseline`` was refused on the command line while a
+    config's ``[compare]`` with a baseline computed it. Sakai's discriminative power is a property
+    of a measure over all pairs of runs; a baseline only chooses which pairs the table shows. The
+    command line now computes it as the config does: the same ASLs, with or without a baseline."""
+    import json
+
+    qrels = {f"q{t}": {f"d{i}": int(i % 3 == t % 3) for i in range(6)} for t in range(6)}
+    runs = {name: {q: {f"d{i}": float((i * k + t) % 6) for i in range(6)} for t, q in enumerate(qrels)}
+            for k, name in ((1, "a"), (5, "b"), (2, "c"))}
+    qpath, paths = write_trec(tmp_path, qrels, runs)
+    argv = ["compare", qpath, *paths, "-m", "AP", "-m", "RR", "--discriminative-power", "--format", "json",
+            "--resamples", "500"]
+    status, out, err = run_cli(argv)
+    assert status == 0, err
+    every = json.loads(out)
+    assert [p["pairs"] for p in every] == [3, 3]
+    status, out, err = run_cli(argv + ["--baseline", "a"])
+    assert status == 0, err
+    assert json.loads(out) == every
+    (tmp_path / "c.toml").write_text(
+        f'[experiment]\nname = "dp"\nusers = 0\n[data]\nqrels = "{qpath}"\nruns = {json.dumps(paths)}\n'
+        '[[measures]]\nname = "AP"\n[[measures]]\nname = "RR"\n'
+        '[compare]\nbaseline = "a"\nresamples = 500\n[output]\nplots = false\n')
+    status, out, err = run_cli(["run", tmp_path / "c.toml", "--out", tmp_path / "o"])
+    assert status == 0, err
+    assert json.loads((tmp_path / "o" / "discriminative_power.json").read_text()) == every

@@ -213,10 +213,51 @@ def test_full_disk_is_one_line(capsys, monkeypatch):
 
 def test_unwritable_output_directory_is_named(data, run_cli):
     cfg = config(data, ["P@2"])
-    for out, why in ((cfg, "is a file"), (cfg / "sub", "Not a directory")):
+    for out, why in ((cfg, "is a file"), (cfg / "sub", f"{cfg} is not a directory")):
         status, stdout, err = run_cli(["run", cfg, "--out", out])
         assert status == 2 and stdout == ""
         one_line(err, str(out), why)
+
+
+@pytest.mark.parametrize("where, why", [("afile/plot.png", "afile is not a directory"),
+                                        ("ro/plot.png", "ro: Permission denied")])
+def test_unwritable_plots_are_refused_before_the_work(data, monkeypatch, run_cli, where, why):
+    """Issue 24: ``rpdi fit --plot ro/fit.png`` fitted for minutes, then failed naming a temporary
+    file, status 1. Every command's output path is checked before its work (one shared check):
+    the work itself is replaced here by a failure, which must never be reached."""
+    import tempfile
+
+    from rpdi.experiments import compare_plots
+    from rpdi.experiments.commands import fit
+
+    (data / "afile").write_text("")
+    (data / "ro").mkdir()
+    (data / "ro").chmod(0o555)
+    real = tempfile.mkstemp
+
+    def read_only(*args, dir=None, **kwargs):  # root may write anywhere: the folder refuses as a read-only one does
+        if dir is not None and os.path.basename(dir) == "ro":
+            raise PermissionError(13, "Permission denied")
+        return real(*args, dir=dir, **kwargs)
+
+    def never(*args, **kwargs):
+        raise AssertionError("the work started")
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    monkeypatch.setattr(fit, "fit_and_evaluate", never)
+    monkeypatch.setattr(fit, "read_clicklog", never)
+    monkeypatch.setattr(compare_plots, "forest", never)
+    path = data / where
+    folder = path.parent
+    for argv, option, shown in (
+            (["fit", data / "logs.tsv", "--plot", path], "--plot", path),
+            (["explain", "RBP", "--plot", path], "--plot", path),
+            (["compare", data / "q.txt", data / "r.txt", data / "r2.txt", "-m", "AP", "--plots", folder / "sub"],
+             "--plots", folder / "sub")):
+        status, out, err = run_cli(argv)
+        assert status == 2 and out == "", (argv, err)
+        one_line(err, f"rpdi {argv[0]}: {option} {shown}: cannot write there: ", why)
+    assert not glob.glob(str(data / "ro" / "*")) and not glob.glob(str(data / "ro" / ".*"))
 
 
 def test_a_full_disk_while_writing_results_names_the_file(data, monkeypatch, run_cli):
@@ -368,6 +409,47 @@ def test_unbounded_work_is_refused_with_the_estimate(data, monkeypatch, run_cli)
     with pytest.raises(InputError):
         simulate(data / "q.txt", [data / "r.txt"], ["P@3"], users=10)
     assert simulate(data / "q.txt", [data / "r.txt"], ["P@3"], users=10, force=True)[0]["users"] == 10  # per topic
+
+
+def test_an_unreachable_target_stderr_lets_the_cap_bind(data, run_cli):
+    """``--target-stderr 1e-300 --max-users N``: the cap binds, the standard errors achieved are
+    reported, no numeric error. Before: "numeric error: divide by zero encountered in divide
+    (work.py:39)", status 1, and with --format json after the verdict's "AGREE" line on stderr."""
+    argv = ["simulate", data / "q.txt", data / "r.txt", "-m", "RBP(p=0.8)", "--target-stderr", "1e-300",
+            "--max-users", "20000", "--seed", "3"]
+    status, out, err = run_cli(argv)
+    assert status == 0 and err == "", err
+    cap = [line for line in out.splitlines() if "--max-users" in line]
+    assert len(cap) == 1 and cap[0].startswith("RBP(p=0.8): --max-users 20000 bound on 2 of 2 rankings "
+                                               "before --target-stderr 1e-300 was reached"), out
+    status, out, err = run_cli(argv + ["--per-topic", "--format", "json"])
+    assert status == 0
+    records = [r for r in json.loads(out) if r["topic"] != "all"]
+    assert [r["users"] for r in records] == [20000, 20000]
+    low, high = sorted(r["stderr"] for r in records)
+    # the one line on the cap (with the standard errors achieved, as the records give them) and the verdict
+    lines = err.splitlines()
+    assert len(lines) == 2 and lines[0] == cap[0].split(" their standard errors")[0] + (
+        f" their standard errors are {low:.3g} to {high:.3g}") and lines[1].startswith("verdict: AGREE"), err
+
+
+def test_nothing_but_the_error_when_a_result_is_withheld(data, monkeypatch, run_cli):
+    """A numeric warning withholds the result: then no verdict is printed either, not even on
+    stderr with --format json (two contradicting lines, "AGREE" and "numeric error")."""
+    from rpdi.simulate import three_way
+
+    real = three_way.three_way
+
+    def warns(*args, **kwargs):
+        warnings.warn("divide by zero encountered in divide", RuntimeWarning)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(three_way, "three_way", warns)
+    monkeypatch.setattr("rpdi.simulate.api.three_way", warns)
+    status, out, err = run_cli(["simulate", data / "q.txt", data / "r.txt", "-m", "RBP(p=0.8)", "--users", "20",
+                                "--format", "json"])
+    assert status == 1 and out == ""
+    one_line(err, "numeric error: divide by zero encountered in divide")
 
 
 def test_progress_lines_when_stderr_is_not_a_terminal(data, monkeypatch, run_cli):

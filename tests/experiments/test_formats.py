@@ -17,7 +17,22 @@ def test_number_styles():
 def test_record_cells_by_field():
     assert field_cell(0.000123456, 4, "stderr") == "0.0001235"
     assert field_cell(1.23456, 4, "z") == "1.23"
-    assert field_cell(None, 4, "estimate") == "null"
+    # undefined is – in every table (rpdi run's, simulate's, eval's), null only in JSON
+    assert field_cell(None, 4, "estimate") == "–" and field_cell(None, 4, "z") == "–"
+    assert field_cell(None, 4, "stderr") == "–"
+
+
+def test_undefined_values_print_alike_in_simulate_and_eval_tables(tmp_path, run_cli):
+    """Issue 24: ``rpdi simulate`` printed ``null`` where ``rpdi run`` prints ``–``. Topic 2 has
+    no relevant document: AP is undefined there; P@1's users all get 1 on topic 1 (z undefined)."""
+    (tmp_path / "q.txt").write_text("1 0 d1 1\n2 0 d1 0\n")
+    (tmp_path / "r.txt").write_text("1 Q0 d1 1 2.0 t\n2 Q0 d1 1 1.0 t\n")
+    for argv in (["simulate", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "AP", "-m", "P@1", "--users", "10",
+                  "--per-topic"],
+                 ["eval", tmp_path / "q.txt", tmp_path / "r.txt", "-m", "AP", "--per-topic", "--undefined", "null"]):
+        status, out, err = run_cli(argv)
+        assert status == 0, err
+        assert "null" not in out and "–" in out, out
 
 
 def test_tables_csv_and_markdown():

@@ -149,14 +149,40 @@ def _first_difference(ours: str, expected: str):
     return None if len(a) == len(b) else (min(len(a), len(b)) + 1, "one output is longer")
 
 
+def _te10_cast(run: str) -> list[str]:
+    """trec_eval 10.0-rc2's ``-q -m all_trec`` output of a bundled CAsT 2021 run, as lines."""
+    return gzip.open(DATA / "te10" / f"cast2021.{Path(run).name.split('.')[0]}.aq.gz", "rt").read().splitlines(True)
+
+
 def test_cast2021_all_trec_is_trec_eval_10s_line_for_line():
     """trec_eval 10.0-rc2's ``-q -m all_trec`` on the 5 bundled CAsT 2021 runs (graded judgments,
-    unjudged documents, topics without relevant documents), 76,335 lines, equals rpdi's."""
+    unjudged documents, topics without relevant documents), 76,335 lines, equals rpdi's: each
+    run's block is trec_eval's output for it, its ``runid`` line moved to the head of the block
+    (with several runs, the runid line heads each run's block, per-topic lines included)."""
     runs = cast2021_runs()
-    expected = "".join(gzip.open(DATA / "te10" / f"cast2021.{Path(r).name.split('.')[0]}.aq.gz", "rt").read()
-                       for r in runs)
+    blocks = [_te10_cast(r) for r in runs]
+    expected = "".join(line for lines in blocks for line in sorted(lines, key=lambda x: not x.startswith("runid ")))
     assert len(expected.splitlines()) == 5 * 15267
     assert _first_difference(trec_report(str(CAST2021_QRELS), runs, ["all_trec"], per_topic=True), expected) is None
+
+
+def test_several_runs_are_told_apart_by_their_runid_lines(capsys):
+    """Issue 24: ``--format trec -m map`` with several runs printed blocks of ``map all`` lines
+    with nothing saying which run each was. Each run's block now starts with trec_eval's
+    ``runid all TAG`` line: without -q the block is what ``trec_eval -m runid -m map`` prints for
+    the run (here taken from trec_eval 10.0-rc2's own outputs); one run's output is unchanged."""
+    runs = cast2021_runs()[:3]
+    summaries = [[line for line in _te10_cast(r) if "\tall\t" in line] for r in runs]
+    runid_and_map = "".join(line for lines in summaries for line in lines if line.startswith(("runid ", "map ")))
+    assert len(runid_and_map.splitlines()) == 6 and len({line.split()[2] for line in runid_and_map.splitlines()
+                                                         if line.startswith("runid")}) == 3
+    assert main(["eval", str(CAST2021_QRELS), *runs, "-m", "map", "--format", "trec"]) == 0
+    assert capsys.readouterr().out == runid_and_map
+    # every measure: the summary lines as trec_eval prints them (runid first), run after run
+    assert trec_report(str(CAST2021_QRELS), runs, ["all_trec"]) == "".join(sum(summaries, []))
+    # a single run: trec_eval's output, with no runid line it did not ask for
+    assert main(["eval", str(CAST2021_QRELS), runs[0], "-m", "map", "--format", "trec"]) == 0
+    assert capsys.readouterr().out == runid_and_map.splitlines(True)[1]
 
 
 CAST_RUN = next(r for r in cast2021_runs() if "org_manual_ance." in r)

@@ -260,7 +260,6 @@ def test_compare_command_table_json_and_power(tmp_path, capsys):
     (["--alpha", "1.5"], "alpha"),
     (["-m", "RBO"], "RBO"),
     (["--users", "-1"], "--users"),
-    (["--baseline", "org_convdr", "--discriminative-power"], "--baseline"),
     (["-m", "XYZ@3"], "XYZ"),
     (["--per-topic"], "--per-topic"),
     (["--plots", "/proc/version/x"], "--plots"),

@@ -110,3 +110,137 @@ def test_rule_and_citation_are_stated_once():
         assert rpdi_main(["models"]) == 0
     for text in out:
         assert text in shown.getvalue()
+
+
+# ------------------------------------------------------------------ code that ends the process, prints, or
+# returns what rpdi cannot use (issue 24): one line naming the measure, the file and the class, status 2
+
+SOUND = '''
+import os, signal, sys
+import numpy as np
+from rpdi.usermodels.base import Branch, BrowsingModel, geometric
+{top}
+
+class Own(BrowsingModel):
+    parameters = {{"p": 0.5}}
+    aggregation = "rate"
+{attrs}
+    def step(self, state, at):
+{step}
+        return geometric(self.p, at.gain)
+'''
+
+
+def _own(tmp_path, top="", step="pass", attrs=""):
+    """A model file ``own.py`` (class ``Own``, RBP-like) with ``top`` run at import, ``step``'s
+    first statement and ``attrs`` among the class's body; the qrels and run it is used on."""
+    (tmp_path / "own.py").write_text(SOUND.format(top=top, step="        " + step, attrs=attrs))
+    (tmp_path / "q.txt").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n")
+    (tmp_path / "r.txt").write_text("1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n2 Q0 d1 1 1.0 t\n")
+    return str(tmp_path / "own.py"), [tmp_path / "q.txt", tmp_path / "r.txt"]
+
+
+def _reported(run_cli, path, files, *fragments, measure=None):
+    """Each command that loads the model exits with status 2, nothing on stdout and one line on
+    stderr naming the measure, the file and ``fragments``."""
+    measure = measure or f"{path}:Own"
+    for argv in (["eval", *files, "-m", measure],
+                 ["simulate", *files, "-m", measure, "--users", "10"],
+                 ["properties", "-m", measure + "@3"],
+                 ["explain", measure]):
+        status, out, err = run_cli(argv)
+        assert status == 2 and out == "", (argv, status, out, err)
+        assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+        for fragment in (measure, path) + fragments:
+            assert fragment in err, (fragment, err)
+
+
+@pytest.mark.parametrize("top, step, what", [
+    ("sys.exit(0)", "pass", "cannot be loaded: called sys.exit(0)"),
+    ("raise SystemExit(3)", "pass", "cannot be loaded: called sys.exit(3)"),
+    ("raise KeyboardInterrupt", "pass", "cannot be loaded: KeyboardInterrupt"),
+    ("", "sys.exit(0)", "Own.step raised called sys.exit(0)"),
+    ("", "raise KeyboardInterrupt", "Own.step raised KeyboardInterrupt"),
+])
+def test_a_model_that_exits_or_interrupts_is_reported(tmp_path, run_cli, top, step, what):
+    """Before: ``sys.exit(0)`` at import ended rpdi with status 0 and no output at all, and a
+    ``raise KeyboardInterrupt`` printed "interrupted" (status 130) naming no model."""
+    path, files = _own(tmp_path, top=top, step=step)
+    _reported(run_cli, path, files, what)
+
+
+def test_a_real_interrupt_during_a_models_code_is_an_interruption(tmp_path, run_cli):
+    """A SIGINT (Ctrl-C) arriving while the model's own code runs interrupts the command, as
+    anywhere else: it is not the model's fault."""
+    path, files = _own(tmp_path, step="signal.raise_signal(signal.SIGINT)")
+    status, out, err = run_cli(["simulate", *files, "-m", f"{path}:Own", "--users", "10"])
+    assert status == 130 and out == "" and err == "rpdi simulate: interrupted\n"
+
+
+def test_what_a_model_prints_goes_to_stderr(tmp_path, run_cli):
+    """Standard output carries rpdi's results only: a model's prints (at import, in step) go to
+    standard error, and the JSON on standard output stays valid."""
+    import json
+
+    path, files = _own(tmp_path, top="print('loading own model')", step="print('stepping')")
+    status, out, err = run_cli(["eval", *files, "-m", f"{path}:Own", "--format", "json"])
+    assert status == 0, err
+    assert [r["topic"] for r in json.loads(out)] == ["all"]
+    assert "loading own model" in err and "stepping" in err and "stepping" not in out
+
+
+@pytest.mark.parametrize("attrs, what", [
+    ("    aggregation = None", "Own: class attribute aggregation is missing"),
+    ("    aggregation = 'mean'", "Own: class attribute aggregation is 'mean': set it to 'rate'"),
+    ("    parameters = [0.5]", "Own: class attribute parameters is [0.5], not a dict"),
+    ("    parameters = {'p': None}", "Own: class attribute parameters: p = None"),
+    ("    horizon = 0", "Own: class attribute horizon is 0, not a whole number >= 1"),
+    ("    halflife = -1.0", "Own: class attribute halflife is -1.0"),
+    ("    normalised = 'yes'", "Own: class attribute normalised is 'yes'"),
+    ("    step = BrowsingModel.step", "Own: defines no step(self, state, at) method"),
+])
+def test_a_models_declaration_is_checked_when_loaded(tmp_path, run_cli, attrs, what):
+    """Before: a missing ``aggregation`` ended ``rpdi simulate`` with "internal error:
+    AttributeError ...", status 1 (the status of a disagreement)."""
+    path, files = _own(tmp_path, attrs=attrs + "\n")
+    source = (tmp_path / "own.py").read_text()
+    if "step = BrowsingModel.step" in attrs:  # the class's own step comes later and would win
+        source = source.replace("    def step(self, state, at):", "    def stepping(self, state, at):")
+        (tmp_path / "own.py").write_text(source)
+    _reported(run_cli, path, files, what)
+
+
+def test_a_missing_aggregation_in_python_is_named():
+    from rpdi.usermodels.base import BrowsingModel, geometric
+
+    class NoAggregation(BrowsingModel):
+        def step(self, state, at):
+            return geometric(0.5, at.gain)
+
+    with pytest.raises(InputError, match="^NoAggregation: class attribute aggregation is missing"):
+        model_for(NoAggregation)
+
+
+GAINS = "\n    def gains(self, grade, view):\n        return {}\n"
+N_STATES = "\n    def n_states(self, view):\n        return {}\n"
+INITIAL = ("\n    def initial(self, view):\n        return {}\n")
+
+
+@pytest.mark.parametrize("attrs, step, what", [
+    (GAINS.format("np.zeros(3)"), "pass", "Own.gains returned an array of shape (3,), not the grades' shape"),
+    (GAINS.format("grade.astype(str)"), "pass", "Own.gains returned an array of <U32, not numbers"),
+    (GAINS.format("None"), "pass", "Own.gains returned None, not numbers"),
+    ("", "return None", "Own.step returned None, not a list of Branch"),
+    ("", "return geometric(0.5, at.gain)[0]", "Own.step returned a Branch, not a list of Branch"),
+    ("", "return geometric(np.full(7, 0.5), at.gain)",
+     "Own.step returned branch 0 with prob of shape (7,), which does not broadcast to the users' shape"),
+    ("", "return [Branch(1.0, 'a lot', False)]", "Own.step returned branch 0 with gain a str, not numbers"),
+    (N_STATES.format("0"), "pass", "Own.n_states returned 0, not a whole number >= 1"),
+    (N_STATES.format("2.0"), "pass", "Own.n_states returned 2.0, not a whole number >= 1"),
+    (INITIAL.format("np.ones(2)"), "pass", "Own.initial returned an array of shape (2,), not (runs, topics, n_states)"),
+])
+def test_what_a_models_methods_return_is_checked(tmp_path, run_cli, attrs, step, what):
+    """Before: a ``gains()`` of the wrong shape ended with "internal error: ValueError: operands
+    could not be broadcast ...", status 1."""
+    path, files = _own(tmp_path, attrs=attrs, step=step)
+    _reported(run_cli, path, files, what)
