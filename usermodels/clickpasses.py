@@ -54,7 +54,7 @@ def _advance(branches, m):
     K = m.shape[-1]
     nxt, stopped = np.zeros_like(m), np.zeros(m.shape[:-1])
     for prob, cont, state in branches:
-        pm = m * prob
+        pm = np.where(m > 0, m * prob, 0.0)  # a state without mass adds nothing, whatever its branches
         stopped += np.where(cont, 0.0, pm).sum(-1)
         moving = np.where(cont, pm, 0.0)
         if state is None:
@@ -111,7 +111,7 @@ def forward(user, clicks, alpha, gain, noise, backward=False) -> Pass:
             acc = np.zeros((S, K))
             for i, (prob, cont, state) in enumerate(br):
                 ahead = b if state is None else np.take_along_axis(b, state, axis=1)
-                v = prob * np.where(cont, ahead, bs[:, None])
+                v = np.where(prob > 0, prob * np.where(cont, ahead, bs[:, None]), 0.0)
                 acc += v
                 if i == 0:
                     sat[:, r] = (m * v).sum(1) * ea / z
@@ -132,25 +132,26 @@ def marginal(user, alpha, gain, mode, noise) -> np.ndarray:
     stop = np.zeros(S)
     counts = np.arange(C, dtype=float)[None, :, None]
     q = np.empty((S, N))
-    for r in range(N):
-        a = alpha[:, r]
-        q[:, r] = m.sum((1, 2)) * a + stop * noise
-        nxt = np.zeros_like(m)
-        for x, w in ((0, 1 - a), (1, a)):
-            gx = (x * gain[:, r])[:, None, None]
-            if mode == "satisfaction":
-                seen, best = gx, np.zeros((S, 1, 1))
-            else:
-                s = gain[:, r][:, None, None]
-                seen, best = s * (counts + x), s * (counts > 0)
-            br = _branches(user, states[None, None, :], At(r + 1, gx, seen, best), (S, C, K))
-            moved, stopped = _advance(br, m * w[:, None, None])
-            stop = stop + stopped.sum(1)
-            if x and C > 1:
-                nxt[:, 1:] += moved[:, :-1]
-            else:
-                nxt += moved
-        m = nxt
+    with np.errstate(divide="ignore", invalid="ignore"):  # the model at count states not reached
+        for r in range(N):
+            a = alpha[:, r]
+            q[:, r] = m.sum((1, 2)) * a + stop * noise
+            nxt = np.zeros_like(m)
+            for x, w in ((0, 1 - a), (1, a)):
+                gx = (x * gain[:, r])[:, None, None]
+                if mode == "satisfaction":
+                    seen, best = gx, np.zeros((S, 1, 1))
+                else:
+                    s = gain[:, r][:, None, None]
+                    seen, best = s * (counts + x), s * (counts > 0)
+                br = _branches(user, states[None, None, :], At(r + 1, gx, seen, best), (S, C, K))
+                moved, stopped = _advance(br, m * w[:, None, None])
+                stop = stop + stopped.sum(1)
+                if x and C > 1:
+                    nxt[:, 1:] += moved[:, :-1]
+                else:
+                    nxt += moved
+            m = nxt
     return q
 
 
