@@ -50,19 +50,17 @@ def _branches(user, states, at, shape):
 
 
 def _advance(branches, m):
-    """Mass continuing in each state, and mass stopping, after one step from ``m`` (..., K)."""
-    K = m.shape[-1]
-    nxt, stopped = np.zeros_like(m), np.zeros(m.shape[:-1])
+    """Mass continuing in each state, and mass stopping, after one step from ``m`` (..., K): the
+    moving mass scattered onto each branch's next state by one bincount (O(K), not O(K^2))."""
+    shape, K = m.shape, m.shape[-1]
+    rows = np.arange(m.size // K).reshape(shape[:-1] + (1,)) * K
+    nxt, stopped = np.zeros(m.size), np.zeros(shape[:-1])
     for prob, cont, state in branches:
         pm = np.where(m > 0, m * prob, 0.0)  # a state without mass adds nothing, whatever its branches
         stopped += np.where(cont, 0.0, pm).sum(-1)
-        moving = np.where(cont, pm, 0.0)
-        if state is None:
-            nxt += moving
-        else:
-            for j in range(K):
-                nxt[..., j] += np.where(state == j, moving, 0.0).sum(-1)
-    return nxt, stopped
+        moving = np.where(cont, pm, 0.0).ravel()
+        nxt += moving if state is None else np.bincount((rows + state).ravel(), moving, m.size)
+    return nxt.reshape(shape), stopped
 
 
 @dataclass
