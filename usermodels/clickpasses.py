@@ -3,8 +3,9 @@
 model's automaton run over a click log as a hidden Markov model over (rank, automaton state).
 
 - :func:`forward`: the scaled forward pass with the clicks observed, giving P(C_r = 1 | C_<r)
-  and each session's log-likelihood; with ``backward`` also the posterior examination and
-  satisfaction at every rank (forward-backward), which EM re-estimates from.
+  and each session's log-likelihood; with ``backward`` also the posterior examination and the
+  posterior of every branch of the automaton at every rank (forward-backward: the
+  satisfaction of SDBN, DBN and CCM is their first branch(es)), which EM re-estimates from.
 - :func:`marginal`: P(C_r = 1) with the clicks unobserved (for perplexity).
 - :func:`sample_automaton`: click logs drawn from the model.
 - :func:`independent_q` and :func:`independent_marginal`: the same for the models whose
@@ -70,7 +71,7 @@ class Pass:
     q: np.ndarray  # P(C_r = 1 | C_<r)
     ll: np.ndarray  # per-session log-likelihood
     exam: np.ndarray | None = None  # P(E_r = 1 | C)
-    satisfied: np.ndarray | None = None  # P(first branch taken at r | C)
+    branch: np.ndarray | None = None  # (S, N, B): P(branch i taken at r | C)
 
 
 def forward(user, clicks, alpha, gain, noise, backward=False) -> Pass:
@@ -103,7 +104,7 @@ def forward(user, clicks, alpha, gain, noise, backward=False) -> Pass:
         if not backward:
             return Pass(q, ll)
         b, bs = np.ones((S, K)), np.ones(S)
-        exam, sat = np.empty((S, N)), np.empty((S, N))
+        exam, post = np.empty((S, N)), np.empty((S, N, len(saved[0][4])))
         for r in range(N - 1, -1, -1):
             m, ea, es, z, br = saved[r]
             acc = np.zeros((S, K))
@@ -111,20 +112,23 @@ def forward(user, clicks, alpha, gain, noise, backward=False) -> Pass:
                 ahead = b if state is None else np.take_along_axis(b, state, axis=1)
                 v = np.where(prob > 0, prob * np.where(cont, ahead, bs[:, None]), 0.0)
                 acc += v
-                if i == 0:
-                    sat[:, r] = (m * v).sum(1) * ea / z
+                post[:, r, i] = (m * v).sum(1) * ea / z
             b, bs = acc * (ea / z)[:, None], bs * es / z
             exam[:, r] = (m * b).sum(1)
-    return Pass(q, ll, exam, sat)
+    return Pass(q, ll, exam, post)
+
+
+PER_DOCUMENT = ("satisfaction", "attractiveness")  # gain modes whose click's gain differs per document
 
 
 def marginal(user, alpha, gain, mode, noise) -> np.ndarray:
     """P(C_r = 1) with clicks unobserved: the forward pass over (clicks so far, state), the
-    count giving the gain seen so far (one count when gains are learnt per document)."""
+    count giving the gain seen so far (no count when the gain differs per document: the models
+    with such gains, SDBN, DBN and CCM, look at the click's own gain only)."""
     S, N = alpha.shape
     start, states = _start(user, N)
     K = len(start)
-    C = 1 if mode == "satisfaction" else N + 1
+    C = 1 if mode in PER_DOCUMENT else N + 1
     m = np.zeros((S, C, K))
     m[:, 0, :] = start
     stop = np.zeros(S)
@@ -137,7 +141,7 @@ def marginal(user, alpha, gain, mode, noise) -> np.ndarray:
             nxt = np.zeros_like(m)
             for x, w in ((0, 1 - a), (1, a)):
                 gx = (x * gain[:, r])[:, None, None]
-                if mode == "satisfaction":
+                if mode in PER_DOCUMENT:
                     seen, best = gx, np.zeros((S, 1, 1))
                 else:
                     s = gain[:, r][:, None, None]

@@ -21,6 +21,7 @@ MODELS = [
     ("CM", {}), ("SDBN", {}), ("DBN", {"gamma": 0.7}), ("DCM", {"lambda_1": 0.3, "lambda_2": 0.8, "lambda_3": 0.5}),
     ("ERR", {"s": 0.4}), ("RBP", {"p": 0.6}), ("RBP2", {"p1": 0.3, "p2": 0.8}), ("INST", {"T": 1.5}),
     ("INSQ", {"T": 2.5}), ("RR2", {}), ("P@3", {}), ("SDCG@3", {}), ("BetaRBP", {"a": 2.0, "b": 3.0}),
+    ("CCM", {"tau1": 0.8, "tau2": 0.6, "tau3": 0.2}),
 ]
 
 
@@ -59,7 +60,7 @@ def _setup(name, params, rng):
     S = 5
     alpha = rng.uniform(0.1, 0.9, (S, N))
     gain = {"click": np.ones((S, N)), "scaled": np.full((S, N), params.get("s", 1.0)),
-            "satisfaction": rng.uniform(0.1, 0.9, (S, N))}[cm.gain]
+            "satisfaction": rng.uniform(0.1, 0.9, (S, N)), "attractiveness": alpha}[cm.gain]
     clicks = rng.random((S, N)) < 0.4
     clicks[0] = [True, False, True, True]  # clicks after a cascade's stop: only the noise explains them
     return cm, clicks, alpha, gain
@@ -85,9 +86,10 @@ def test_passes_equal_enumeration_of_every_path(name, params):
         total = sum(p for p, _ in paths)
         for r in range(N):
             exam = sum(p for p, h in paths if h[r][0]) / total
-            sat = sum(p for p, h in paths if h[r][1] == 0) / total
             assert res.exam[s, r] == pytest.approx(exam, abs=1e-10), ("exam", s, r)
-            assert res.satisfied[s, r] == pytest.approx(sat, abs=1e-10), ("satisfied", s, r)
+            for i in range(res.branch.shape[2]):
+                taken = sum(p for p, h in paths if h[r][1] == i) / total
+                assert res.branch[s, r, i] == pytest.approx(taken, abs=1e-10), ("branch", i, s, r)
 
 
 def _log(rng, S, n_docs=3):
@@ -97,18 +99,20 @@ def _log(rng, S, n_docs=3):
                     np.array([f"d{i}" for i in range(n_docs)], object))
 
 
-@pytest.mark.parametrize("name", ["SDBN", "DBN", "DCM", "RBP"])
+@pytest.mark.parametrize("name", ["SDBN", "DBN", "DCM", "RBP", "CCM"])
 def test_one_em_step_equals_the_enumerated_expected_counts(name):
     """One EM update from attractiveness (and satisfaction) 0.5: each document's expected number
     of attractive impressions over its impressions (satisfaction: expected satisfied clicks
-    over expected examined clicks), the expectations summed over the enumerated paths."""
+    over expected examined clicks; CCM, whose satisfaction is the attractiveness: both summed),
+    the expectations summed over the enumerated paths."""
     rng = np.random.default_rng(np.random.SeedSequence([27, 2, len(name)]))
     log = _log(rng, 12, n_docs=6)
     m = fit(name, log, noise=NOISE, prior=(0, 0), max_iter=1, accelerate=False, stderr=False)
     cm = click_model(name, N)
     cm.set(m.params)
     half = np.full(N, 0.5)
-    gain = half if cm.gain == "satisfaction" else np.full(N, m.params.get("s", 1.0))
+    gain = half if cm.gain in ("satisfaction", "attractiveness") else np.full(N, m.params.get("s", 1.0))
+    satisfying = (0, 1) if name == "CCM" else (0,)  # the branches that are a satisfaction
     a_num, s_num, s_den = np.zeros(6), np.zeros(6), np.zeros(6)
     for s in range(len(log)):
         paths = _paths(cm.user, log.clicks[s], half, gain, NOISE)
@@ -116,10 +120,12 @@ def test_one_em_step_equals_the_enumerated_expected_counts(name):
         for r in range(N):
             d, c = log.docs[s, r], log.clicks[s, r]
             a_num[d] += sum(p * (c if h[r][0] else 0.5) for p, h in paths) / total
-            s_num[d] += c * sum(p for p, h in paths if h[r][1] == 0) / total
+            s_num[d] += c * sum(p for p, h in paths if h[r][1] in satisfying) / total
             s_den[d] += c * sum(p for p, h in paths if h[r][0]) / total
     count = np.bincount(log.docs.ravel(), minlength=6)
     order = m.keys.get_indexer([f"q\td{i}" for i in range(6)])
+    if name == "CCM":
+        a_num, count = a_num + s_num, count + s_den
     np.testing.assert_allclose(m.alpha[order], a_num / count, atol=1e-10, rtol=0)
     if m.sigma is not None:
         np.testing.assert_allclose(m.sigma[order], s_num / s_den, atol=1e-10, rtol=0)
