@@ -2,8 +2,9 @@
 
 Fitting is maximum likelihood by generalised EM: with the automaton's parameters theta fixed, a
 scaled forward-backward pass over (rank, automaton state) gives each rank's posterior
-examination probability and attractiveness (and satisfaction) are re-estimated in closed form
-(with pseudo-counts: one click and one skip per pair); with them fixed, theta maximises the
+examination probability and attractiveness (and satisfaction: the posterior of the automaton's
+satisfying branches; CCM's satisfaction is its attractiveness, and both count for it) are
+re-estimated in closed form (with pseudo-counts: one click and one skip per pair); with them fixed, theta maximises the
 exact log-likelihood (scipy). Standard errors of theta are from the observed information of the
 profile log-likelihood (attractiveness re-fitted at every theta), by central differences.
 
@@ -84,15 +85,21 @@ def fit(model: str | ClickModel, log: ClickLog, *, by_grade: bool = False, noise
                 num = np.bincount(eidx.ravel(), (W * post_e).ravel(), len(exam))
                 exam = np.where(e_den > 0, num / np.maximum(e_den, 1), exam)
         else:
-            res = forward(cm.user, clicks, a, _gain(sigma, idx, theta, clicks.shape), noise, backward=True)
+            res = forward(cm.user, clicks, a, _gain(cm, alpha, sigma, idx, theta), noise, backward=True)
             ll = float(w @ res.ll) / S
             post_a = clicks * res.exam + (1 - res.exam) * a
+            if cm.gain in ("satisfaction", "attractiveness"):  # the first branch(es): satisfied
+                sat = W * clicks * res.branch[..., :2 if cm.gain == "attractiveness" else 1].sum(-1)
+                examined_clicks = W * clicks * res.exam
             if sigma is not None:
-                num = np.bincount(idx.ravel(), (W * clicks * res.satisfied).ravel(), n_keys) + prior[0]
-                den = np.bincount(idx.ravel(), (W * clicks * res.exam).ravel(), n_keys) + prior[0] + prior[1]
+                num = np.bincount(idx.ravel(), sat.ravel(), n_keys) + prior[0]
+                den = np.bincount(idx.ravel(), examined_clicks.ravel(), n_keys) + prior[0] + prior[1]
                 sigma = np.where(den > 0, num / np.where(den > 0, den, 1), sigma)
         num = np.bincount(idx.ravel(), (W * post_a).ravel(), n_keys) + prior[0]
         den = np.bincount(idx.ravel(), W.ravel(), n_keys) + prior[0] + prior[1]
+        if cm.gain == "attractiveness":  # CCM: a satisfying click is evidence of attractiveness too
+            num += np.bincount(idx.ravel(), sat.ravel(), n_keys)
+            den += np.bincount(idx.ravel(), examined_clicks.ravel(), n_keys)
         alpha = num / den
         return ll
 
@@ -105,7 +112,7 @@ def fit(model: str | ClickModel, log: ClickLog, *, by_grade: bool = False, noise
             with np.errstate(divide="ignore"):
                 return float((W * np.where(clicks, np.log(q), np.log1p(-q))).sum() / S)
         cm.set(th)
-        return float(w @ forward(cm.user, clicks, a, _gain(sigma, idx, th, clicks.shape), noise).ll) / S
+        return float(w @ forward(cm.user, clicks, a, _gain(cm, alpha, sigma, idx, th), noise).ll) / S
 
     names = list(theta)
     bounds = [cm.free.get(k, (FIT_MARGIN, 1.0)) for k in names]
@@ -185,10 +192,13 @@ def fit(model: str | ClickModel, log: ClickLog, *, by_grade: bool = False, noise
                   noise, ll, it, time.perf_counter() - t0)
 
 
-def _gain(sigma, idx, theta, shape):
+def _gain(cm, alpha, sigma, idx, theta):
+    """The gain of a click at every shown document: sigma, alpha (CCM) or s (1 unless fitted)."""
     if sigma is not None:
         return sigma[idx]
-    return np.full(shape, theta.get("s", 1.0))
+    if cm.gain == "attractiveness":
+        return alpha[idx]
+    return np.full(idx.shape, theta.get("s", 1.0))
 
 
 def _independent_posteriors(eps, clicks, alpha, noise):

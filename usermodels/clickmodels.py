@@ -28,7 +28,8 @@ BetaRBP    a population of RBP users, p ~ Beta(a, b); a and b fitted
 and the standard click models of Chuklin, Markov & de Rijke (2015), from the same machinery:
 CM (= RR's user), DCM (continue after a click at rank r with lambda_r), SDBN (ERR's user with
 a learnt satisfaction sigma_qd), DBN (SDBN that also gives up with 1 - gamma after every
-document), PBM (P(C_r) = epsilon_r alpha_qd, examination independent across ranks), UBM
+document), CCM (on with tau1 after a skip; a click satisfies with the document's own
+attractiveness, and the user reads on with tau3 if satisfied, tau2 if not), PBM (P(C_r) = epsilon_r alpha_qd, examination independent across ranks), UBM
 (epsilon indexed by rank and the rank of the previous click), and the CTR baselines GCTR (one
 click probability), RCTR (one per rank) and DCTR (one per pair). Models of one's own
 (``path.py:Class(...)``) are fitted the same way, with the parameters named in the class's
@@ -53,11 +54,12 @@ from rpdi.metrics.clicklogs import ClickLog
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels.base import FIT_MARGIN, OPEN_UNIT, BrowsingModel
 from rpdi.usermodels.clickpasses import forward, independent_marginal, independent_q, marginal, sample_automaton
+from rpdi.usermodels.ccm import CCMUser
 from rpdi.usermodels.dbn import DBNUser
 from rpdi.usermodels.dcm import DCMUser
 
 NOISE = 1e-6
-STANDARD = ("GCTR", "RCTR", "DCTR", "PBM", "UBM", "CM", "DCM", "SDBN", "DBN")
+STANDARD = ("GCTR", "RCTR", "DCTR", "PBM", "UBM", "CM", "DCM", "SDBN", "DBN", "CCM")
 METRIC_USERS = ("P@10", "RR", "RR2", "ERR", "RBP", "RBP2", "SDCG@10", "INSQ", "INST")  # and BetaRBP, slow: 64 states
 
 
@@ -70,7 +72,8 @@ class ClickModel:
     kind: str
     user: BrowsingModel | None = None
     free: dict[str, tuple[float, float]] = field(default_factory=dict)
-    gain: str = "click"  # "click" (s = 1), "scaled" (s fitted), "satisfaction" (sigma per pair)
+    gain: str = "click"  # "click" (s = 1), "scaled" (s fitted), "satisfaction" (sigma per pair),
+    # "attractiveness" (the pair's attractiveness, CCM)
     exam: str = "none"
     attr: str = "pair"
     measure: str | None = None  # the measure text, with {name} placeholders for fitted values
@@ -98,6 +101,9 @@ def click_model(text: str, depth: int = 10) -> ClickModel:
         return ClickModel(text, "automaton", DCMUser(depth), {f"lambda_{r}": OPEN_UNIT for r in range(1, depth)})
     if text == "DBN":
         return ClickModel(text, "automaton", DBNUser(), {"gamma": (FIT_MARGIN, 1.0)}, gain="satisfaction")
+    if text == "CCM":
+        return ClickModel(text, "automaton", CCMUser(), dict.fromkeys(("tau1", "tau2", "tau3"), OPEN_UNIT),
+                          gain="attractiveness")
     from rpdi.usermodels import model_for
     from rpdi.usermodels.ap import RobertsonAP
     from rpdi.usermodels.err import ERR
@@ -172,6 +178,8 @@ class Fitted:
         alpha = np.where(idx >= 0, self.alpha[idx], self.alpha_rank[None, :])
         if self.sigma is not None:
             gain = np.where(idx >= 0, self.sigma[idx], self.sigma_rank[None, :])
+        elif self.model.gain == "attractiveness":
+            gain = alpha
         else:
             gain = np.full(log.docs.shape, self.params.get("s", 1.0))
         return alpha, gain

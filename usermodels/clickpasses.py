@@ -3,8 +3,9 @@
 model's automaton run over a click log as a hidden Markov model over (rank, automaton state).
 
 - :func:`forward`: the scaled forward pass with the clicks observed, giving P(C_r = 1 | C_<r)
-  and each session's log-likelihood; with ``backward`` also the posterior examination and
-  satisfaction at every rank (forward-backward), which EM re-estimates from.
+  and each session's log-likelihood; with ``backward`` also the posterior examination and the
+  posterior of every branch of the automaton at every rank (forward-backward: the
+  satisfaction of SDBN, DBN and CCM is their first branch(es)), which EM re-estimates from.
 - :func:`marginal`: P(C_r = 1) with the clicks unobserved (for perplexity).
 - :func:`sample_automaton`: click logs drawn from the model.
 - :func:`independent_q` and :func:`independent_marginal`: the same for the models whose
@@ -50,19 +51,17 @@ def _branches(user, states, at, shape):
 
 
 def _advance(branches, m):
-    """Mass continuing in each state, and mass stopping, after one step from ``m`` (..., K)."""
-    K = m.shape[-1]
-    nxt, stopped = np.zeros_like(m), np.zeros(m.shape[:-1])
+    """Mass continuing in each state, and mass stopping, after one step from ``m`` (..., K): the
+    moving mass scattered onto each branch's next state by one bincount (O(K), not O(K^2))."""
+    shape, K = m.shape, m.shape[-1]
+    rows = np.arange(m.size // K).reshape(shape[:-1] + (1,)) * K
+    nxt, stopped = np.zeros(m.size), np.zeros(shape[:-1])
     for prob, cont, state in branches:
-        pm = m * prob
+        pm = np.where(m > 0, m * prob, 0.0)  # a state without mass adds nothing, whatever its branches
         stopped += np.where(cont, 0.0, pm).sum(-1)
-        moving = np.where(cont, pm, 0.0)
-        if state is None:
-            nxt += moving
-        else:
-            for j in range(K):
-                nxt[..., j] += np.where(state == j, moving, 0.0).sum(-1)
-    return nxt, stopped
+        moving = np.where(cont, pm, 0.0).ravel()
+        nxt += moving if state is None else np.bincount((rows + state).ravel(), moving, m.size)
+    return nxt.reshape(shape), stopped
 
 
 @dataclass
@@ -72,7 +71,7 @@ class Pass:
     q: np.ndarray  # P(C_r = 1 | C_<r)
     ll: np.ndarray  # per-session log-likelihood
     exam: np.ndarray | None = None  # P(E_r = 1 | C)
-    satisfied: np.ndarray | None = None  # P(first branch taken at r | C)
+    branch: np.ndarray | None = None  # (S, N, B): P(branch i taken at r | C)
 
 
 def forward(user, clicks, alpha, gain, noise, backward=False) -> Pass:
@@ -105,52 +104,56 @@ def forward(user, clicks, alpha, gain, noise, backward=False) -> Pass:
         if not backward:
             return Pass(q, ll)
         b, bs = np.ones((S, K)), np.ones(S)
-        exam, sat = np.empty((S, N)), np.empty((S, N))
+        exam, post = np.empty((S, N)), np.empty((S, N, len(saved[0][4])))
         for r in range(N - 1, -1, -1):
             m, ea, es, z, br = saved[r]
             acc = np.zeros((S, K))
             for i, (prob, cont, state) in enumerate(br):
                 ahead = b if state is None else np.take_along_axis(b, state, axis=1)
-                v = prob * np.where(cont, ahead, bs[:, None])
+                v = np.where(prob > 0, prob * np.where(cont, ahead, bs[:, None]), 0.0)
                 acc += v
-                if i == 0:
-                    sat[:, r] = (m * v).sum(1) * ea / z
+                post[:, r, i] = (m * v).sum(1) * ea / z
             b, bs = acc * (ea / z)[:, None], bs * es / z
             exam[:, r] = (m * b).sum(1)
-    return Pass(q, ll, exam, sat)
+    return Pass(q, ll, exam, post)
+
+
+PER_DOCUMENT = ("satisfaction", "attractiveness")  # gain modes whose click's gain differs per document
 
 
 def marginal(user, alpha, gain, mode, noise) -> np.ndarray:
     """P(C_r = 1) with clicks unobserved: the forward pass over (clicks so far, state), the
-    count giving the gain seen so far (one count when gains are learnt per document)."""
+    count giving the gain seen so far (no count when the gain differs per document: the models
+    with such gains, SDBN, DBN and CCM, look at the click's own gain only)."""
     S, N = alpha.shape
     start, states = _start(user, N)
     K = len(start)
-    C = 1 if mode == "satisfaction" else N + 1
+    C = 1 if mode in PER_DOCUMENT else N + 1
     m = np.zeros((S, C, K))
     m[:, 0, :] = start
     stop = np.zeros(S)
     counts = np.arange(C, dtype=float)[None, :, None]
     q = np.empty((S, N))
-    for r in range(N):
-        a = alpha[:, r]
-        q[:, r] = m.sum((1, 2)) * a + stop * noise
-        nxt = np.zeros_like(m)
-        for x, w in ((0, 1 - a), (1, a)):
-            gx = (x * gain[:, r])[:, None, None]
-            if mode == "satisfaction":
-                seen, best = gx, np.zeros((S, 1, 1))
-            else:
-                s = gain[:, r][:, None, None]
-                seen, best = s * (counts + x), s * (counts > 0)
-            br = _branches(user, states[None, None, :], At(r + 1, gx, seen, best), (S, C, K))
-            moved, stopped = _advance(br, m * w[:, None, None])
-            stop = stop + stopped.sum(1)
-            if x and C > 1:
-                nxt[:, 1:] += moved[:, :-1]
-            else:
-                nxt += moved
-        m = nxt
+    with np.errstate(divide="ignore", invalid="ignore"):  # the model at count states not reached
+        for r in range(N):
+            a = alpha[:, r]
+            q[:, r] = m.sum((1, 2)) * a + stop * noise
+            nxt = np.zeros_like(m)
+            for x, w in ((0, 1 - a), (1, a)):
+                gx = (x * gain[:, r])[:, None, None]
+                if mode in PER_DOCUMENT:
+                    seen, best = gx, np.zeros((S, 1, 1))
+                else:
+                    s = gain[:, r][:, None, None]
+                    seen, best = s * (counts + x), s * (counts > 0)
+                br = _branches(user, states[None, None, :], At(r + 1, gx, seen, best), (S, C, K))
+                moved, stopped = _advance(br, m * w[:, None, None])
+                stop = stop + stopped.sum(1)
+                if x and C > 1:
+                    nxt[:, 1:] += moved[:, :-1]
+                else:
+                    nxt += moved
+            m = nxt
     return q
 
 

@@ -17,7 +17,7 @@ from rpdi.metrics.clicklogs import read_clicklog
 from rpdi.usermodels.clickfit import fit
 from rpdi.usermodels.clickmodels import METRIC_USERS, STANDARD
 
-PYCLICK = {"CM": "CascadeModel", "PBM": "PBM", "UBM": "UBM", "DCM": "DCM", "DBN": "DBN", "SDBN": "SDBN",
+PYCLICK = {"CM": "CascadeModel", "PBM": "PBM", "UBM": "UBM", "DCM": "DCM", "DBN": "DBN", "SDBN": "SDBN", "CCM": "CCM",
            "GCTR": "GCTR", "RCTR": "RCTR", "DCTR": "DCTR"}
 
 

@@ -160,9 +160,9 @@ def test_registry_covers_every_model_class():
             yield sub
             yield from subclasses(sub)
 
-    # examples/ holds a plug-in, not a core model; dcm and dbn hold the users of click models
-    # that have no closed-form measure and are fitted to logs only
-    elsewhere = ("rpdi.usermodels.examples", "rpdi.usermodels.dcm", "rpdi.usermodels.dbn")
+    # examples/ holds a plug-in, not a core model; dcm, dbn and ccm hold the users of click
+    # models that have no closed-form measure and are fitted to logs only
+    elsewhere = ("rpdi.usermodels.examples", "rpdi.usermodels.dcm", "rpdi.usermodels.dbn", "rpdi.usermodels.ccm")
     concrete = {c for c in subclasses(BrowsingModel)
                 if c.__module__.startswith("rpdi.usermodels.") and not c.__module__.startswith(elsewhere)
                 and "measure_name" in vars(c)}
