@@ -172,7 +172,7 @@ def _fit_parser(sub) -> None:
     p.add_argument("logs", help="click log: the Yandex sample format or a TSV (session query rank docno clicked)")
     p.add_argument("-m", "--model", action="append", dest="models",
                    help="a measure with a browsing model (RBP, INST, ERR, SDCG@10, ...; parameters given "
-                        "are held fixed), a click model (CM, PBM, UBM, DCM, DBN, SDBN, GCTR, RCTR, DCTR) "
+                        "are held fixed), a click model (CM, PBM, UBM, DCM, DBN, SDBN, CCM, GCTR, RCTR, DCTR) "
                         "or path.py:Class(...); repeatable; default: all metric users and click models")
     p.add_argument("--test", help="held-out click log (default: a random --test-fraction of LOGS)")
     p.add_argument("--test-fraction", type=float, default=0.25)
