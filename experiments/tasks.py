@@ -192,18 +192,37 @@ def execute(tasks: list[dict], out_dir: str, workers: int = 1, scheduler: str | 
 
 
 def _worker_start(parent: int) -> None:
-    """In each worker: leave Ctrl-C to the parent, and die with the parent (Linux: the kernel
-    sends SIGTERM when the parent dies, however it dies)."""
+    """In each worker: leave Ctrl-C to the parent; end at once on SIGTERM (the parent's
+    ``terminate``), whatever handler or mask the parent had when it forked; write nothing to the
+    parent's standard output (a pipeline reading rpdi's output sees its end when rpdi ends); and
+    die with the parent, however it dies: on Linux the kernel sends SIGKILL (which nothing can
+    block or ignore) when the parent dies, elsewhere a thread ends the worker within a second."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     if sys.platform.startswith("linux"):
         import ctypes
 
         PR_SET_PDEATHSIG = 1
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    else:
+        import threading
+
+        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
     if os.getppid() != parent:  # the parent died before the signal was armed
         os._exit(1)
+
+
+def _exit_with(parent: int) -> None:
+    """End this process once ``parent`` is no longer its parent (it died: the process was
+    adopted)."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 def _on_processes(pending: list[dict], workers: int, keep) -> None:
