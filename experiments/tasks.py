@@ -13,10 +13,12 @@ stops them at once, keeping what finished) and die with the parent.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
+import signal
 import sys
 import time
 import warnings
@@ -191,19 +193,22 @@ def execute(tasks: list[dict], out_dir: str, workers: int = 1, scheduler: str | 
     return results, len(tasks) - len(pending)
 
 
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+
+
 def _worker_start(parent: int) -> None:
     """In each worker: leave Ctrl-C to the parent; end at once on SIGTERM (the parent's
     ``terminate``), whatever handler or mask the parent had when it forked; write nothing to the
     parent's standard output (a pipeline reading rpdi's output sees its end when rpdi ends); and
     die with the parent, however it dies: on Linux the kernel sends SIGKILL (which nothing can
-    block or ignore) when the parent dies, elsewhere a thread ends the worker within a second."""
-    import signal
-
+    block or ignore) when the parent dies, elsewhere a thread ends the worker within a second.
+    Nothing here may raise: a pool replaces a worker whose start fails, for ever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    if hasattr(signal, "pthread_sigmask"):  # held back by _on_processes while forking
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+    with contextlib.suppress(OSError):  # (no stderr: rpdi run 2>&-)
+        os.dup2(2, 1)  # file descriptors: sys.stdout may be a replacement without one
     if sys.platform.startswith("linux"):
         import ctypes
 
@@ -229,8 +234,16 @@ def _on_processes(pending: list[dict], workers: int, keep) -> None:
     """Run tasks on local worker processes; an interrupt or error stops them at once."""
     import multiprocessing
 
-    pool = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn").Pool(
-        workers, initializer=_worker_start, initargs=(os.getpid(),))
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    # Ctrl-C and SIGTERM are held back while forking, until _worker_start has set them: one
+    # arriving in between would run the parent's handler (a traceback) in the new worker
+    masked = hasattr(signal, "pthread_sigmask")
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS) if masked else None
+    try:
+        pool = context.Pool(workers, initializer=_worker_start, initargs=(os.getpid(),))
+    finally:
+        if masked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
     try:
         for result in pool.imap_unordered(run_task, pending):
             keep(result)
