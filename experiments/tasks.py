@@ -14,8 +14,10 @@ stops them at once, keeping what finished) and die with the parent.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
+import logging
 import os
 import shutil
 import signal
@@ -272,16 +274,34 @@ def confirm_cell(spec: dict, cell):
 
 
 def _on_dask(pending: list[dict], scheduler: str, keep) -> None:
+    """Run tasks on a Dask cluster. Dask computes again elsewhere the tasks of a worker that
+    dies, and gives tasks to workers that join late; a lost scheduler (its tasks are lost with
+    it) is one line naming it, as an OSError (exit 1), and the finished tasks stay stored.
+    Dask's own log of the lost connection (tracebacks on stderr) is silenced meanwhile."""
     try:
         from dask.distributed import Client, as_completed
+        from distributed.client import FutureCancelledError
+        from distributed.comm import CommClosedError
     except ImportError:
         raise InputError("--scheduler needs dask.distributed: pip install 'rpdi[distributed]'") from None
+    logs = [logging.getLogger(name) for name in ["distributed", *logging.root.manager.loggerDict]
+            if name.startswith("distributed.") and logging.getLogger(name).level or name == "distributed"]
+    levels = [log.level for log in logs]
+    for log in logs:
+        log.setLevel(logging.CRITICAL + 1)
     try:
-        client = Client(scheduler, timeout="10s")
-    except (OSError, TimeoutError) as exc:
-        raise InputError(f"--scheduler {scheduler}: cannot connect: {exc}") from None
-    try:
-        for future in as_completed(client.map(run_task, pending, pure=False)):
-            keep(future.result())
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise InputError(f"--scheduler {scheduler}: cannot connect: {exc}") from None
+        try:
+            for future in as_completed(client.map(run_task, pending, pure=False)):
+                keep(future.result())
+        except (FutureCancelledError, CommClosedError):  # the client cancels all when the scheduler goes
+            raise ConnectionResetError(errno.ECONNRESET, "the connection to the scheduler was lost; "
+                                       "finished tasks are kept, rerun to resume", f"--scheduler {scheduler}") from None
+        finally:
+            client.close()
     finally:
-        client.close()
+        for log, level in zip(logs, levels):
+            log.setLevel(level)

@@ -5,23 +5,32 @@ The runs are started forked (as a shell job: the leader of its own process group
 nothing is imported again; every wait is bounded. Each test here failed on the code before its
 fix: workers that inherited a blocked or ignored SIGTERM from their parent survived its death
 (they were armed with SIGTERM as their parent-death signal) and kept its standard output open,
-and SIGTERM ended a run with no word. The tests against a real Dask cluster are in
-test_cluster.py.
+and SIGTERM ended a run with no word.
+
+Then ``--scheduler`` against a real Dask cluster: a scheduler and workers started by the tests as
+separate processes (``python -m dask scheduler|worker``) on 127.0.0.1, on ports the system picks,
+every wait bounded and every process killed at the end. A model of one's own whose tasks wait a
+half a second in the cluster's workers (and not elsewhere) gives the faults time to strike mid-run.
+Before the fix, a lost scheduler ended the run with Dask's tracebacks on stderr and
+"internal error: FutureCancelledError" (or CommClosedError).
 """
 
 from __future__ import annotations
 
 import contextlib
 import glob
+import json
 import os
 import select
 import signal
+import subprocess
 import sys
 import time
 
 import pytest
 
 from rpdi.experiments.cli import main
+from rpdi.experiments.experiment import run_experiment
 from rpdi.experiments.tasks import _worker_start
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process groups via /proc")
@@ -214,3 +223,202 @@ def test_a_worker_notices_its_parent_is_gone_without_a_death_signal():
         if worker is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(worker, signal.SIGKILL)
+
+
+# ------------------------------------------------------------------ a real Dask cluster
+
+SLOW = """
+import os
+import time
+
+from rpdi.usermodels.base import BrowsingModel, geometric
+
+
+class Slow(BrowsingModel):
+    \"\"\"Half the users go on at each rank; made, it waits SLOW_TASK seconds (set in the
+    cluster's workers only: it is made once a task).\"\"\"
+    aggregation = "total"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        time.sleep(float(os.environ.get("SLOW_TASK", "0")))
+
+    def step(self, state, at):
+        return geometric(0.5, at.gain)
+"""
+RUNS = 6  # tasks: one per run
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    """A config of RUNS tasks (the slow model on RUNS different runs), and the results.csv of a
+    plain run in one process."""
+    base = tmp_path_factory.mktemp("sweep")
+    (base / "q.txt").write_text("".join(f"1 0 d{i} {i % 3}\n2 0 d{i} {(i + 1) % 3}\n" for i in range(8)))
+    for r in range(RUNS):  # each run ranks the eight documents in its own order
+        order = [(i * (2 * r + 1) + r) % 8 for i in range(8)]
+        (base / f"r{r}.txt").write_text("".join(f"{t} Q0 d{d} {k + 1} {8 - k} r{r}\n"
+                                                 for t in (1, 2) for k, d in enumerate(order)))
+    (base / "slow.py").write_text(SLOW)
+    runs = ", ".join(f'"r{r}.txt"' for r in range(RUNS))
+    (base / "c.toml").write_text(f'[experiment]\nname = "sweep"\nusers = 300\n\n[data]\nqrels = "q.txt"\n'
+                                 f'runs = [{runs}]\n\n[[measures]]\nname = "slow.py:Slow"\n\n'
+                                 f'[output]\nplots = false\n')
+    run_experiment(str(base / "c.toml"), out=str(base / "one"), workers=1)
+    return base / "c.toml", (base / "one" / "results.csv").read_bytes()
+
+
+class Cluster:
+    """A Dask scheduler and workers, each a process of its own on 127.0.0.1; :meth:`close`
+    kills them all."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.processes: dict[str, subprocess.Popen] = {}
+        self.address = None
+        self.schedulers = 0
+        self._observer = None
+
+    def _spawn(self, name: str, *args: str, env=None) -> None:
+        log = open(self.directory / f"{name}.log", "w")
+        self.processes[name] = subprocess.Popen([sys.executable, "-m", "dask", *args], cwd=self.directory,
+                                                stdout=log, stderr=subprocess.STDOUT, env=env)
+        log.close()
+
+    def start_scheduler(self) -> None:
+        """A new scheduler, on a port the system picks (read from its scheduler file)."""
+        self.schedulers += 1
+        file = self.directory / f"scheduler-{self.schedulers}.json"
+
+        def address():
+            with contextlib.suppress(OSError, ValueError, KeyError):  # not yet, or half written
+                self.address = json.loads(file.read_text())["address"]
+            return self.address is not None
+
+        self.address = None
+        self._spawn("scheduler", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                    "--scheduler-file", str(file))
+        assert _wait(address, 60), "the scheduler did not start"
+
+    def start_worker(self, name: str, task_seconds: float = 0.5) -> None:
+        """A worker process (no nanny: killing it kills the worker), one thread, where each task
+        lasts at least ``task_seconds``."""
+        self._spawn(name, "worker", self.address, "--name", name, "--no-nanny", "--nthreads", "1",
+                    "--host", "127.0.0.1", "--no-dashboard", "--local-directory", str(self.directory / name),
+                    env=os.environ | {"SLOW_TASK": str(task_seconds)})
+
+    def observer(self):
+        """A client of the scheduler, for looking (not for running anything)."""
+        from dask.distributed import Client
+
+        if self._observer is None:
+            self._observer = Client(self.address, timeout="30s", set_as_default=False)
+        return self._observer
+
+    def wait_for_workers(self, n: int) -> None:
+        self.observer().wait_for_workers(n, timeout=60)
+
+    def holds(self, name: str) -> bool:
+        """Whether the worker ``name`` is computing or holds a task."""
+        observer = self.observer()
+        names = {address: w["name"] for address, w in observer.scheduler_info()["workers"].items()}
+        return any(names.get(address) == name and keys for address, keys in observer.processing().items())
+
+    def kill(self, name: str) -> None:
+        if name == "scheduler" and self._observer is not None:
+            self._observer.close()
+            self._observer = None
+        process = self.processes.pop(name)
+        process.kill()
+        process.wait(10)
+
+    def close(self) -> None:
+        if self._observer is not None:
+            self._observer.close(timeout=5)
+        for name in list(self.processes):
+            self.kill(name)
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    c = Cluster(tmp_path)
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+def _start_run(config, out, address) -> subprocess.Popen:
+    """``rpdi run CONFIG --scheduler ADDRESS`` as a command of its own."""
+    return subprocess.Popen([sys.executable, "-m", "rpdi.experiments.cli", "run", str(config), "--out", str(out),
+                             "--scheduler", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _finish(run: subprocess.Popen) -> tuple[int, str, str]:
+    try:
+        out, err = run.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        out, err = run.communicate()
+        pytest.fail(f"rpdi run did not end: {err}")
+    return run.returncode, out, err
+
+
+def test_a_worker_killed_while_holding_a_task_changes_nothing(sweep, cluster, tmp_path):
+    config, expected = sweep
+    cluster.start_scheduler()
+    cluster.start_worker("a")
+    cluster.start_worker("b")
+    cluster.wait_for_workers(2)
+    run = _start_run(config, tmp_path / "out", cluster.address)
+    assert _wait(lambda: cluster.holds("a"), 60), "worker a got no task"
+    cluster.kill("a")  # as the OOM killer would
+    status, out, err = _finish(run)
+    assert status == 0 and "Traceback" not in err, err
+    assert out.startswith(f"0 of {RUNS} tasks reused")
+    assert (tmp_path / "out" / "results.csv").read_bytes() == expected
+
+
+def test_a_worker_joining_late_gets_work(sweep, cluster, tmp_path):
+    config, expected = sweep
+    cluster.start_scheduler()
+    cluster.start_worker("a", task_seconds=1)  # alone, a would take six seconds or more
+    cluster.wait_for_workers(1)
+    run = _start_run(config, tmp_path / "out", cluster.address)
+    assert _wait(lambda: cluster.holds("a"), 60)
+    cluster.start_worker("late")
+    assert _wait(lambda: cluster.holds("late"), 60), "the late worker got no task"
+    status, out, err = _finish(run)
+    assert status == 0 and "Traceback" not in err, err
+    assert (tmp_path / "out" / "results.csv").read_bytes() == expected
+
+
+def test_a_lost_scheduler_is_one_line_and_a_rerun_resumes(sweep, cluster, tmp_path):
+    config, expected = sweep
+    out_dir = tmp_path / "out"
+    cluster.start_scheduler()
+    cluster.start_worker("a")
+    cluster.wait_for_workers(1)
+    lost = cluster.address
+    run = _start_run(config, out_dir, lost)
+    assert _wait(lambda: len(_stored(out_dir)) >= 1, 60)
+    cluster.kill("scheduler")
+    status, out, err = _finish(run)
+    lines = [line for line in err.splitlines() if line.startswith("rpdi run:")]
+    assert status == 1 and out == "" and "Traceback" not in err, err
+    assert lines == [f"rpdi run: --scheduler {lost}: the connection to the scheduler was lost; "
+                     "finished tasks are kept, rerun to resume"], err
+    assert not (out_dir / "results.csv").exists() and not glob.glob(str(out_dir / "tasks" / ".tmp-*"))
+    kept = {path: os.stat(path) for path in _stored(out_dir)}
+    assert 1 <= len(kept) < RUNS
+
+    cluster.kill("a")
+    cluster.start_scheduler()  # a new scheduler, elsewhere
+    cluster.start_worker("b")
+    cluster.wait_for_workers(1)
+    status, out, err = _finish(_start_run(config, out_dir, cluster.address))
+    assert status == 0, err
+    assert out.startswith(f"{len(kept)} of {RUNS} tasks reused")
+    for path, stat in kept.items():  # the finished tasks were not computed (nor written) again
+        assert (os.stat(path).st_ino, os.stat(path).st_mtime_ns) == (stat.st_ino, stat.st_mtime_ns)
+    assert (out_dir / "results.csv").read_bytes() == expected
