@@ -8,7 +8,9 @@ atomically as it completes; a rerun skips the tasks already there (``fresh`` sta
 once every task is done the stored results of other ids (earlier settings or inputs) go. The
 id hashes everything the result depends on, file contents included (:func:`fingerprint`), so
 an edited qrels, run or model file is computed anew. Local workers ignore Ctrl-C (the parent
-stops them at once, keeping what finished) and die with the parent.
+stops them at once, keeping what finished), never write to the parent's stdout and die with the
+parent, however it dies. On Dask, a dead worker's tasks are computed elsewhere and a lost
+scheduler is one line (:func:`_on_dask`).
 """
 
 from __future__ import annotations
