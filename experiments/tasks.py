@@ -286,8 +286,8 @@ def _on_dask(pending: list[dict], scheduler: str, keep) -> None:
         from distributed.comm import CommClosedError
     except ImportError:
         raise InputError("--scheduler needs dask.distributed: pip install 'rpdi[distributed]'") from None
-    logs = [logging.getLogger(name) for name in ["distributed", *logging.root.manager.loggerDict]
-            if name.startswith("distributed.") and logging.getLogger(name).level or name == "distributed"]
+    logs = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
+            if name == "distributed" or name.startswith("distributed.")]
     levels = [log.level for log in logs]
     for log in logs:
         log.setLevel(logging.CRITICAL + 1)
@@ -300,8 +300,8 @@ def _on_dask(pending: list[dict], scheduler: str, keep) -> None:
             for future in as_completed(client.map(run_task, pending, pure=False)):
                 keep(future.result())
         except (FutureCancelledError, CommClosedError):  # the client cancels all when the scheduler goes
-            raise ConnectionResetError(errno.ECONNRESET, "the connection to the scheduler was lost; "
-                                       "finished tasks are kept, rerun to resume", f"--scheduler {scheduler}") from None
+            lost = "the connection to the scheduler was lost; finished tasks are kept, rerun to resume"
+            raise ConnectionResetError(errno.ECONNRESET, lost, f"--scheduler {scheduler}") from None
         finally:
             client.close()
     finally:

@@ -350,8 +350,9 @@ def cluster(tmp_path):
 
 def _start_run(config, out, address) -> subprocess.Popen:
     """``rpdi run CONFIG --scheduler ADDRESS`` as a command of its own."""
-    return subprocess.Popen([sys.executable, "-m", "rpdi.experiments.cli", "run", str(config), "--out", str(out),
-                             "--scheduler", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    argv = ["run", str(config), "--out", str(out), "--scheduler", address]
+    return subprocess.Popen([sys.executable, "-m", "rpdi.experiments.cli", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
 
 
 def _finish(run: subprocess.Popen) -> tuple[int, str, str]:
