@@ -205,8 +205,7 @@ def _worker_start(parent: int) -> None:
     ``terminate``), whatever handler or mask the parent had when it forked; write nothing to the
     parent's standard output (a pipeline reading rpdi's output sees its end when rpdi ends); and
     die with the parent, however it dies: on Linux the kernel sends SIGKILL (which nothing can
-    block or ignore) when the parent dies, elsewhere a thread ends the worker within a second.
-    Nothing here may raise: a pool replaces a worker whose start fails, for ever."""
+    block or ignore) when the parent dies, elsewhere a thread ends the worker within a second."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):  # held back by _on_processes while forking
@@ -235,28 +234,39 @@ def _exit_with(parent: int) -> None:
 
 
 def _on_processes(pending: list[dict], workers: int, keep) -> None:
-    """Run tasks on local worker processes; an interrupt or error stops them at once."""
+    """Run tasks on local worker processes; an interrupt or error stops them at once. A worker
+    that dies (the OOM killer, ``kill -9``) ends the run with one line naming ``--workers``, as
+    an OSError (exit 1): its task would be lost, and the run would wait for it for ever."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
     import multiprocessing
 
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    # Ctrl-C and SIGTERM are held back while forking, until _worker_start has set them: one
-    # arriving in between would run the parent's handler (a traceback) in the new worker
+    # Ctrl-C and SIGTERM are held back while forking (the workers start as tasks are submitted),
+    # until _worker_start has set them: one arriving in between would run the parent's handler
+    # (a traceback) in the new worker
     masked = hasattr(signal, "pthread_sigmask")
     held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS) if masked else None
     try:
-        pool = context.Pool(workers, initializer=_worker_start, initargs=(os.getpid(),))
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start,
+                                   initargs=(os.getpid(),))
+        futures = [pool.submit(run_task, t) for t in pending]
     finally:
         if masked:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
     try:
-        for result in pool.imap_unordered(run_task, pending):
-            keep(result)
-        pool.close()
+        for future in as_completed(futures):
+            keep(future.result())
+    except BrokenProcessPool:
+        died = ("a worker process died (killed by the system: out of memory?); finished tasks are kept, "
+                "rerun to resume")
+        raise ChildProcessError(errno.ECHILD, died, f"--workers {workers}") from None
     except BaseException:
-        pool.terminate()  # Ctrl-C or a failed task: the other workers' work in progress is dropped
+        for process in list(pool._processes.values()):  # Ctrl-C or a failed task: the other
+            process.terminate()  # workers' work in progress is dropped (Python 3.14: terminate_workers)
         raise
     finally:
-        pool.join()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def confirm_cell(spec: dict, cell):

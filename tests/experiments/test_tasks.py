@@ -61,6 +61,20 @@ def _state(pid: int) -> str | None:
     return text[text.rindex(")") + 2]
 
 
+def _children(pid: int) -> list[int]:
+    """The live child processes of ``pid``."""
+    children = []
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            text = open(stat).read()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2:].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            children.append(int(stat.split("/")[2]))
+    return children
+
+
 def _in_group(pgid: int) -> int:
     """Live (not zombie) processes of a process group."""
     count = 0
@@ -166,6 +180,20 @@ def test_sigterm_stops_the_run_as_ctrl_c_does(slow_run):
         assert _exit_status(pid, 10) == 128 + signal.SIGTERM
         assert time.monotonic() - started < 3
         _one_line(err.read_text(), "rpdi run: terminated (SIGTERM)", "finished tasks are kept")
+        assert _wait(lambda: _in_group(pid) == 0, 3)
+        assert len(_stored(out)) >= 1 and not glob.glob(str(out / "tasks" / ".tmp-*"))
+
+
+def test_a_worker_killed_is_one_line_not_a_wait_for_ever(slow_run):
+    """A local worker killed (the OOM killer, ``kill -9``) while it computes: its task is lost,
+    and the run ends at once with one line, exit 1, the finished tasks kept."""
+    argv, out, err = slow_run
+    with _started(argv, err) as pid:
+        assert _wait(lambda: len(_stored(out)) >= 1, 30)
+        assert _wait(lambda: _in_group(pid) == 3, 30)
+        os.kill(_children(pid)[0], signal.SIGKILL)
+        assert _exit_status(pid, 10) == 1
+        _one_line(err.read_text(), "rpdi run: --workers 2: a worker process died", "finished tasks are kept")
         assert _wait(lambda: _in_group(pid) == 0, 3)
         assert len(_stored(out)) >= 1 and not glob.glob(str(out / "tasks" / ".tmp-*"))
 
