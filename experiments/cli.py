@@ -255,10 +255,10 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"rpdi {args.command}: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM during rpdi run (experiment.Terminated)
         finished = "; finished tasks are kept, rerun to resume" if args.command == "run" else ""
-        print(f"rpdi {args.command}: interrupted{finished}", file=sys.stderr)
-        return 130
+        print(f"rpdi {args.command}: {str(exc) or 'interrupted'}{finished}", file=sys.stderr)
+        return getattr(exc, "status", 130)
     except ArithmeticError as exc:  # a numeric warning, or an overflow no closer code named
         print(f"rpdi {args.command}: numeric error: {exc}", file=sys.stderr)
         return 1

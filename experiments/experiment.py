@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 from contextlib import contextmanager
 from importlib import resources
@@ -53,7 +55,7 @@ def run_experiment(config: str = "validate_core", out: str | None = None, worker
     data = load_data(data_source(cfg))  # read by plan (load_data keeps it): the report's analyses use it
     if out is None:
         out = os.path.join(base, cfg.output.dir) if cfg.output.dir else os.path.join("results", cfg.experiment.name)
-    with output_lock(out):
+    with output_lock(out), sigterm_as_interrupt():
         started = time.perf_counter()
         results, reused = execute(tasks, out, workers=workers, scheduler=scheduler, fresh=fresh,
                                   progress=progress)
@@ -67,6 +69,36 @@ def run_experiment(config: str = "validate_core", out: str | None = None, worker
         report = write_report(out, cfg, path, measures, results, manifest, verdict, data)
     return Summary(f"{reused} of {len(tasks)} tasks reused from {os.path.join(out, 'tasks')}, "
                    f"{len(tasks) - reused} computed\n" + report.text, report.verdict)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM during a run: it stops as on Ctrl-C (the finished tasks are kept), with the exit
+    status of a process ended by SIGTERM."""
+
+    status = 128 + signal.SIGTERM
+
+    def __str__(self) -> str:
+        return "terminated (SIGTERM)"
+
+
+@contextmanager
+def sigterm_as_interrupt():
+    """SIGTERM raises :class:`Terminated` in the main thread while the block runs. The handler
+    is set only where SIGTERM would end the process at once (its default); one that is ignored
+    or handled by whoever embeds rpdi is left as it is."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise Terminated
+
+    signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @contextmanager

@@ -8,15 +8,21 @@ atomically as it completes; a rerun skips the tasks already there (``fresh`` sta
 once every task is done the stored results of other ids (earlier settings or inputs) go. The
 id hashes everything the result depends on, file contents included (:func:`fingerprint`), so
 an edited qrels, run or model file is computed anew. Local workers ignore Ctrl-C (the parent
-stops them at once, keeping what finished) and die with the parent.
+stops them at once, keeping what finished), never write to the parent's stdout and die with the
+parent, however it dies. On Dask, a dead worker's tasks are computed elsewhere and a lost
+scheduler is one line (:func:`_on_dask`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
+import logging
 import os
 import shutil
+import signal
 import sys
 import time
 import warnings
@@ -191,36 +197,76 @@ def execute(tasks: list[dict], out_dir: str, workers: int = 1, scheduler: str | 
     return results, len(tasks) - len(pending)
 
 
-def _worker_start(parent: int) -> None:
-    """In each worker: leave Ctrl-C to the parent, and die with the parent (Linux: the kernel
-    sends SIGTERM when the parent dies, however it dies)."""
-    import signal
+_STOPS = {signal.SIGINT, signal.SIGTERM}
 
+
+def _worker_start(parent: int) -> None:
+    """In each worker: leave Ctrl-C to the parent; end at once on SIGTERM (the parent's
+    ``terminate``), whatever handler or mask the parent had when it forked; write nothing to the
+    parent's standard output (a pipeline reading rpdi's output sees its end when rpdi ends); and
+    die with the parent, however it dies: on Linux the kernel sends SIGKILL (which nothing can
+    block or ignore) when the parent dies, elsewhere a thread ends the worker within a second."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # held back by _on_processes while forking
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+    with contextlib.suppress(OSError):  # (no stderr: rpdi run 2>&-)
+        os.dup2(2, 1)  # file descriptors: sys.stdout may be a replacement without one
     if sys.platform.startswith("linux"):
         import ctypes
 
         PR_SET_PDEATHSIG = 1
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    else:
+        import threading
+
+        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
     if os.getppid() != parent:  # the parent died before the signal was armed
         os._exit(1)
 
 
+def _exit_with(parent: int) -> None:
+    """End this process once ``parent`` is no longer its parent (it died: the process was
+    adopted)."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
 def _on_processes(pending: list[dict], workers: int, keep) -> None:
-    """Run tasks on local worker processes; an interrupt or error stops them at once."""
+    """Run tasks on local worker processes; an interrupt or error stops them at once. A worker
+    that dies (the OOM killer, ``kill -9``) ends the run with one line naming ``--workers``, as
+    an OSError (exit 1): its task would be lost, and the run would wait for it for ever."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
     import multiprocessing
 
-    pool = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn").Pool(
-        workers, initializer=_worker_start, initargs=(os.getpid(),))
+    context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    # Ctrl-C and SIGTERM are held back while forking (the workers start as tasks are submitted),
+    # until _worker_start has set them: one arriving in between would run the parent's handler
+    # (a traceback) in the new worker
+    masked = hasattr(signal, "pthread_sigmask")
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS) if masked else None
     try:
-        for result in pool.imap_unordered(run_task, pending):
-            keep(result)
-        pool.close()
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start,
+                                   initargs=(os.getpid(),))
+        futures = [pool.submit(run_task, t) for t in pending]
+    finally:
+        if masked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    try:
+        for future in as_completed(futures):
+            keep(future.result())
+    except BrokenProcessPool:
+        died = ("a worker process died (killed by the system: out of memory?); finished tasks are kept, "
+                "rerun to resume")
+        raise ChildProcessError(errno.ECHILD, died, f"--workers {workers}") from None
     except BaseException:
-        pool.terminate()  # Ctrl-C or a failed task: the other workers' work in progress is dropped
+        for process in list(pool._processes.values()):  # Ctrl-C or a failed task: the other
+            process.terminate()  # workers' work in progress is dropped (Python 3.14: terminate_workers)
         raise
     finally:
-        pool.join()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def confirm_cell(spec: dict, cell):
@@ -240,16 +286,34 @@ def confirm_cell(spec: dict, cell):
 
 
 def _on_dask(pending: list[dict], scheduler: str, keep) -> None:
+    """Run tasks on a Dask cluster. Dask computes again elsewhere the tasks of a worker that
+    dies, and gives tasks to workers that join late; a lost scheduler (its tasks are lost with
+    it) is one line naming it, as an OSError (exit 1), and the finished tasks stay stored.
+    Dask's own log of the lost connection (tracebacks on stderr) is silenced meanwhile."""
     try:
         from dask.distributed import Client, as_completed
+        from distributed.client import FutureCancelledError
+        from distributed.comm import CommClosedError
     except ImportError:
         raise InputError("--scheduler needs dask.distributed: pip install 'rpdi[distributed]'") from None
+    logs = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
+            if name == "distributed" or name.startswith("distributed.")]
+    levels = [log.level for log in logs]
+    for log in logs:
+        log.setLevel(logging.CRITICAL + 1)
     try:
-        client = Client(scheduler, timeout="10s")
-    except (OSError, TimeoutError) as exc:
-        raise InputError(f"--scheduler {scheduler}: cannot connect: {exc}") from None
-    try:
-        for future in as_completed(client.map(run_task, pending, pure=False)):
-            keep(future.result())
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise InputError(f"--scheduler {scheduler}: cannot connect: {exc}") from None
+        try:
+            for future in as_completed(client.map(run_task, pending, pure=False)):
+                keep(future.result())
+        except (FutureCancelledError, CommClosedError):  # the client cancels all when the scheduler goes
+            lost = "the connection to the scheduler was lost; finished tasks are kept, rerun to resume"
+            raise ConnectionResetError(errno.ECONNRESET, lost, f"--scheduler {scheduler}") from None
+        finally:
+            client.close()
     finally:
-        client.close()
+        for log, level in zip(logs, levels):
+            log.setLevel(level)

@@ -1,10 +1,8 @@
 """Failure classes under bad input and faults (issue 10): nothing wrong, nothing lost, nothing
 hanging. Every test here failed on the code before the fix: stale results on resume, numeric
 overflow and warnings, settings the command line let through, writing results, exceptions in
-models of one's own, memory, unbounded work, and worker processes.
-
-Only the test on signals starts processes (forked, as a shell job would); it is bounded by
-timeouts."""
+models of one's own, memory, unbounded work, and the output directory. Worker processes under
+signals are tested in test_tasks.py."""
 
 from __future__ import annotations
 
@@ -464,96 +462,7 @@ def test_progress_lines_when_stderr_is_not_a_terminal(data, monkeypatch, run_cli
     assert all("ranking" in line for line in lines)
 
 
-# ------------------------------------------------------------------ processes
-
-def _in_group(pgid: int) -> int:
-    """Live (not zombie) processes of a process group."""
-    count = 0
-    for stat in glob.glob("/proc/[0-9]*/stat"):
-        try:
-            text = open(stat).read()
-        except OSError:
-            continue
-        fields = text[text.rindex(")") + 2:].split()
-        count += int(fields[2]) == pgid and fields[0] != "Z"
-    return count
-
-
-def _wait(condition, seconds):
-    end = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.05)
-    return True
-
-
-def _start(argv, err_path) -> int:
-    """``main(argv)`` in a forked child leading its own process group (as a shell job), stderr
-    to ``err_path``; forked rather than started anew, so that nothing is imported again."""
-    pid = os.fork()
-    if pid == 0:  # the child: never returns into pytest
-        status = 1
-        try:
-            os.setsid()
-            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-            os.dup2(os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), 2)
-            sys.stdout, sys.stderr = open(1, "w", closefd=False), open(2, "w", closefd=False)
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            status = main(argv)
-            sys.stderr.flush()
-        finally:
-            os._exit(status)
-    return pid
-
-
-def _exit_status(pid: int, seconds: float):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        try:
-            done, status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:  # reaped already
-            return None
-        if done:
-            return os.waitstatus_to_exitcode(status)
-        time.sleep(0.02)
-    return None
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process groups via /proc")
-def test_interrupt_and_death_of_the_parent_stop_the_workers(data):
-    # two quick tasks (P@1 reads one document) and two that would take minutes (RBP(p=0.999))
-    cfg = config(data, ["P@1", "RBP(p=0.999)"], users=200_000)
-    out, err = data / "out", data / "err.txt"
-    argv = ["run", str(cfg), "--out", str(out), "--workers", "2"]
-    pid = _start(argv, err)
-    try:
-        assert _wait(lambda: len(glob.glob(str(out / "tasks" / "*.json"))) >= 1, 30)
-        assert _wait(lambda: _in_group(pid) == 3, 30)  # the parent and two busy workers
-        started = time.monotonic()
-        os.killpg(pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
-        assert _exit_status(pid, 10) == 130
-        assert time.monotonic() - started < 3
-        one_line(err.read_text(), "interrupted", "finished tasks are kept")
-        assert _wait(lambda: _in_group(pid) == 0, 3)
-        assert len(glob.glob(str(out / "tasks" / "*.json"))) >= 1
-        assert not glob.glob(str(out / "tasks" / ".tmp-*"))
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGKILL)
-        _exit_status(pid, 5)
-    # the parent killed outright: its workers follow it
-    pid = _start(argv, err)
-    try:
-        assert _wait(lambda: _in_group(pid) == 3, 30)
-        os.kill(pid, signal.SIGKILL)
-        assert _exit_status(pid, 10) == -signal.SIGKILL
-        assert _wait(lambda: _in_group(pid) == 0, 3)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGKILL)
-        _exit_status(pid, 5)
-
+# ------------------------------------------------------------------ the output directory
 
 def test_a_second_run_on_the_same_output_is_refused(data, run_cli):
     from rpdi.experiments.experiment import output_lock
