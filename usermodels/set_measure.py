@@ -15,9 +15,12 @@ Example (beta = 1): d_i = 1, C(i) = 1 below k: P@k's user.
 (4.0, 0.75)
 """
 
-import numpy as np
-
 from rpdi.usermodels.base import BrowsingModel, geometric
+
+
+def _added(j: float, beta: float) -> float:
+    """d_j = j^beta - (j-1)^beta: the gain rank j adds to an all-relevant list's total."""
+    return j ** beta - (j - 1) ** beta
 
 
 class SET(BrowsingModel):
@@ -27,6 +30,5 @@ class SET(BrowsingModel):
 
     def step(self, state, at):
         i = float(at.rank)
-        weight = (i + 1) ** self.beta - i ** self.beta
-        return geometric(np.where(self.before_cutoff(at.rank), weight / (i ** self.beta - (i - 1) ** self.beta), 0.0),
-                         at.gain)
+        go = _added(i + 1, self.beta) / _added(i, self.beta) if self.before_cutoff(at.rank) else 0.0
+        return geometric(go, at.gain)

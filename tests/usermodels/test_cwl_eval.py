@@ -194,7 +194,8 @@ def compare(cls, args: tuple, name: str, gains: str, data, horizon: int = CWL_DE
                     n += 1
                     if not abs(mine - value) <= TOL * max(1.0, abs(value)):
                         bad.append(f"{topic} {case} {key}: rpdi {mine!r} cwl_eval {value!r}")
-    assert not bad, f"{cls.__name__}{args} vs {name}: {len(bad)} of {n} differ: " + "; ".join(bad[:5])
+    assert not bad, (f"{cls.__name__}{args} vs {name}: {len(bad)} of {n} differ (ETU with the leak added "
+                     f"back: {ETU_LEAK}): " + "; ".join(bad[:5]))
     return n
 
 
