@@ -5,8 +5,9 @@ The player reads on while two budgets last: the benefit wanted, T (she stops onc
 reaches it), and the cost she will spend, K documents (she stops at rank K). The dynamic player
 revises both after every document by how far its gain lay from the median gain. Her stopping
 rank n is fixed by the ranking, and the score is the gain per document read, (1/n) sum_{i<=n} r_i
-(C/W/L's expected rate of gain: W(i) = 1/n for i <= n), r_i = grade/max_rel in [0, 1] (cwl_eval
-scales the paper's graded benefit to [0, 1]).
+(C/W/L's expected rate of gain: W(i) = 1/n for i <= n), r_i = grade/max_rel in [0, 1]: the
+C/W/L reading of the paper's measure that cwl_eval computes (Azzopardi, Thomas & Moffat 2019),
+and ir_measures through it; cwl_eval scales the paper's graded benefit to [0, 1].
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ def ift_continuation(i, seen, goal: tuple | None, rate: tuple | None):
     """C_i at rank(s) ``i`` given ``seen`` = y_i, the gain of ranks 1..i: the product of
     C1_i = 1 - 1/(1 + b1 exp((T - y_i) R1)) when ``goal`` = (T, b1, R1) is given and
     C2_i = 1/(1 + b2 exp((A - y_i/i) R2)) when ``rate`` = (A, b2, R2) is given (Azzopardi, Thomas
-    & Craswell 2018, Eqs. 6-7; written as logistic functions, which do not overflow)."""
+    & Craswell 2018; written as logistic functions, which do not overflow)."""
     i = np.asarray(i, dtype=np.float64)
     c = np.ones(np.broadcast(i, seen).shape)
     if goal is not None:

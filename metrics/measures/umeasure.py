@@ -16,8 +16,8 @@ def u_measure(v: View, L: float, max_rel: float | None) -> Score:
     in the trailtext (documents of length 1: cwl_eval's unit costs), normalisation N = 1.
 
     User: reads the trailtext top-down; the value of what is read decays linearly with how much
-    text was read before its end, to nothing at L. Reference: Sakai & Dou (SIGIR 2013), Eqs. 2-3;
-    cwl_eval's UMeasureCWLMetric(L).
+    text was read before its end, to nothing at L. Reference: Sakai & Dou (SIGIR 2013), the
+    U-measure with normalisation N = 1; cwl_eval's UMeasureCWLMetric(L).
 
     >>> from rpdi.metrics import score
     >>> score("U(L=4)", [1, 0, 1, 1, 1])  # 3/4 + 1/4 + 0 + 0
