@@ -10,12 +10,15 @@ from rpdi.metrics.names import parse_measure
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels.ap import RobertsonAP
 from rpdi.usermodels.base import At, Branch, BrowsingModel, geometric
+from rpdi.usermodels.bpm import BPM, BPMDynamic
 from rpdi.usermodels.cautious_rr import CautiousRR
 from rpdi.usermodels.cwl import INSQ, INST, NERR8, NERR9, NERR10, NERR11
 from rpdi.usermodels.err import ERR
 from rpdi.usermodels.exact import AGGREGATIONS, ExactValue, Expectations, exact
 from rpdi.usermodels.hit import HIT, Success
+from rpdi.usermodels.ift import IFTGoal, IFTGoalRate, IFTRate
 from rpdi.usermodels.logdiscount import DCG, NDCG, SDCG
+from rpdi.usermodels.npv import NPV
 from rpdi.usermodels.plugin import is_plugin, load_plugin
 from rpdi.usermodels.population import BetaRBP
 from rpdi.usermodels.precision import Precision
@@ -24,11 +27,14 @@ from rpdi.usermodels.rbp2 import RBP2
 from rpdi.usermodels.rr import ReciprocalRank
 from rpdi.usermodels.rr2 import RR2
 from rpdi.usermodels.scoring import evaluate, resolve, score
+from rpdi.usermodels.set_measure import SET
 from rpdi.usermodels.tbg import TBG
+from rpdi.usermodels.umeasure import UMeasure
 
 MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [
     Precision, ReciprocalRank, RobertsonAP, RBP, ERR, SDCG, DCG, NDCG, HIT, Success, RR2,
-    CautiousRR, RBP2, INST, INSQ, NERR8, NERR9, NERR10, NERR11, TBG, BetaRBP,
+    CautiousRR, RBP2, INST, INSQ, NERR8, NERR9, NERR10, NERR11, TBG, BetaRBP, BPM, BPMDynamic,
+    IFTGoal, IFTRate, IFTGoalRate, UMeasure, NPV, SET,
 ]}
 
 

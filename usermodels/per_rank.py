@@ -15,6 +15,9 @@ gives a unit of gain read at rank i:
 the user accrues each document's gain as it reads it, the value is sum_i W(i) g(i); a user who
 accrues something else (ERR's gain 1 on being satisfied, BetaRBP's (1 - p) g) has its own value.
 A user whose start state is drawn (AP's target) has C, W and L averaged over that draw.
+Whatever the aggregation, the view also gives cwl_eval's three numbers, each with its residual
+(the same with unjudged documents and the tail at their best, less it): EU = E[G]/E[N], the
+expected rate of gain; ETU = E[G], the expected total gain; ED = E[N], the expected depth.
 
 Example: RBP(p=0.8) has C(i) = 0.8, V(i) = 0.8^(i-1), E[N] = 5 and W(i) = 0.2 x 0.8^(i-1).
 """
@@ -39,7 +42,9 @@ class PerRank:
     stop), ``never`` the probability of that, ``value`` and ``upper`` the exact expectation and
     the upper end of its interval (unjudged documents and what lies beyond the ranking at their
     best), ``weighted`` the sum of W(i) g(i) over all ranks (the value when the user accrues each
-    document's gain as read), ``start_states`` the number of start states a user is drawn from."""
+    document's gain as read), ``start_states`` the number of start states a user is drawn from;
+    ``cwl`` C/W/L's expected rate of gain, total gain and depth (keys ``rate``, ``total``,
+    ``depth``: cwl_eval's EU, ETU and ED), each as (value, residual)."""
 
     gain: np.ndarray
     reach: np.ndarray
@@ -52,6 +57,7 @@ class PerRank:
     upper: float
     weighted: float
     start_states: int
+    cwl: dict[str, tuple[float, float]]
 
 
 def per_rank(model: BrowsingModel, rankings: Rankings, depth: int, convention: str = "unknown") -> PerRank:
@@ -77,7 +83,17 @@ def per_rank(model: BrowsingModel, rankings: Rankings, depth: int, convention: s
         W = np.full(n, np.nan)
     return PerRank(gain[:depth], V[:depth], C[:depth], W[:depth], L[:depth], expected_depth,
                    float(ex.never[0, 0]), float(ex.value[0, 0]), float(ex.upper[model.aggregation][0, 0]),
-                   float((W * gain).sum()), int((start > 0).sum()))
+                   float((W * gain).sum()), int((start > 0).sum()),
+                   {key: (float(ex.values[key][0, 0]), _residual(ex.values[key][0, 0], ex.upper[key][0, 0]))
+                    for key in CWL_NUMBERS})
+
+
+CWL_NUMBERS = ("rate", "total", "depth")  # cwl_eval's EU, ETU and ED
+
+
+def _residual(value: float, upper: float) -> float:
+    """upper - value; NaN where both are infinite (a user who never stops either way)."""
+    return float("nan") if np.isinf(value) and upper == value else float(upper - value)
 
 
 def _padded(values: np.ndarray, n: int) -> np.ndarray:

@@ -2,7 +2,8 @@
 
 For a built-in measure with a browsing model, or a model of one's own (``path.py:Class(...)``):
 the user in one sentence, its aggregation, and per rank i of the ranking C(i), W(i), L(i) and
-V(i) (:mod:`rpdi.usermodels.per_rank`), the expected depth E[N] and the value. The default
+V(i) (:mod:`rpdi.usermodels.per_rank`), the expected depth E[N] and the value, and C/W/L's
+expected rate of gain, total gain and depth with their residuals (cwl_eval's EU, ETU, ED). The default
 ranking is the RBP paper's example (Moffat & Zobel 2008, Table II), ``$$---$----$-----$---``.
 
 Example: ``rpdi explain "RBP(p=0.8)"`` shows W(i) = 0.2 x 0.8^(i-1) and E[N] = 5.
@@ -114,6 +115,9 @@ def _table(measure, model, shown, view: PerRank, grades, notes, digits: int) -> 
     upper = (f" (up to {cell(view.upper)} were the unjudged documents and what lies beyond the ranking "
              f"relevant)" if view.upper > view.value else "")
     lines.append(f"E[N] = {depth}, value = {cell(view.value)}{upper}")
+    lines.append("C/W/L (cwl_eval's EU, ETU, ED; + the residual): " + ", ".join(
+        f"{label} = {'infinite' if math.isinf(value) else cell(value)}" + (f" {'+' if residual > 0 else '-'}{cell(abs(residual))}" if residual and not math.isnan(residual) else "")
+        for label, (value, residual) in zip(("E[G]/E[N]", "E[G]", "E[N]"), view.cwl.values())))
     legend = ("V(i): P(rank i is read); C(i): P(reading rank i + 1 | rank i read); W(i): the weight of "
               "the gain at rank i; L(i): P(stopping at rank i)")
     return "\n".join(lines) + "\n\n" + align(rows) + "\n" + "\n".join([legend] + notes) + "\n"
@@ -129,6 +133,7 @@ def _record(measure, model, shown, view: PerRank, grades, notes) -> dict:
             "normalised": model.normalised, "ranking": shown, "grades": grades,
             "expected_depth": value(view.expected_depth), "never_stops": view.never, "value": value(view.value),
             "upper": value(view.upper), "start_states": view.start_states,
+            "cwl": {key: {"value": value(v), "residual": value(r)} for key, (v, r) in view.cwl.items()},
             "ranks": [{"rank": i + 1, "gain": value(view.gain[i]), "V": value(view.reach[i]), "C": value(view.C[i]),
                        "W": value(view.W[i]), "L": value(view.L[i])} for i in range(view.L.size)],
             "notes": notes}

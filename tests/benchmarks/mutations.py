@@ -79,6 +79,18 @@ MUTATIONS = {
         ("insq = ((i + 2 * T - 1) / (i + 2 * T)) ** 2", "insq = ((i + 2 * T) / (i + 2 * T + 1)) ** 2")]),
     "err-default-max-rel-3": ("metrics/measures/err.py", [  # closed form and user read the default
         ('MeasureSpec("ERR", err, (Param("max_rel", float, 4.0,', 'MeasureSpec("ERR", err, (Param("max_rel", float, 3.0,')]),
+    "bpm-reads-past-budget": ("usermodels/bpm.py", [
+        ("(at.rank < self.cost_budget() + self.hc * moved)", "(at.rank <= self.cost_budget() + self.hc * moved)")]),
+    "ift-rate-shared-slip": ("metrics/measures/ift.py", [  # closed form and user share it
+        ("c = c * expit(-(A - seen / i) * R2 - np.log(b2))", "c = c * expit(-(A - seen / (i + 1)) * R2 - np.log(b2))")]),
+    "ift-goal-shared-slip": ("metrics/measures/ift.py", [
+        ("c = c * expit((T - seen) * R1 + np.log(b1))", "c = c * expit((T - seen) * R1 + np.log(1.1 * b1))")]),
+    "u-reader-one-short": ("usermodels/umeasure.py", [
+        ("left = self.L - at.rank", "left = self.L - at.rank - 1")]),
+    "npv-discount-slip": ("usermodels/npv.py", [
+        ("return 1.0 / (1.0 + self.rate)", "return 1.0 / (1.0 + 1.1 * self.rate)")]),
+    "set-weights-shifted-cwl-eval": ("usermodels/set_measure.py", [  # cwl_eval's own off-by-one
+        ("i = float(at.rank)", "i = float(at.rank) + 1")]),
     "two-users-per-uniform": ("simulate/vector.py", [
         ("self.rngs[r].random(out=u[begin:begin + k])",
          "u[begin:begin + k] = np.repeat(self.rngs[r].random((k + 1) // 2), 2)[:k]")]),

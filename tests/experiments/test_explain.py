@@ -6,7 +6,10 @@ from __future__ import annotations
 import inspect
 import json
 
+import numpy as np
 import pytest
+from cwl.ruler import cwl_ruler
+from cwl.ruler.ranking import Ranking
 
 from rpdi.choices import TABLE_II_RANKING
 from rpdi.experiments.cli import main as rpdi_main
@@ -34,6 +37,32 @@ def test_the_table_shows_the_user_and_the_rbp_paper_s_ranking_by_default(capsys)
     assert len(rows) == len(TABLE_II_RANKING)
     assert rows["1"][1:] == ["1", "1.0000", "1.0000", "0.8000", "0.2000", "0.2000"]  # grade gain V C W L
     assert rows["3"][5] == "0.1280"  # 0.2 x 0.8^2
+
+
+@pytest.mark.parametrize("measure,metric", [
+    ("IFT-C1-C2(T=1.0,b1=0.9,R1=1.0,A=0.2,b2=0.9,R2=1.0)", "IFTGoalRateCWLMetric(1.0, 0.9, 1.0, 0.2, 0.9, 1.0)"),
+    ("U(L=5.0)", "UMeasureCWLMetric(5.0)"), ("BPM(T=2.0)@4", "BPMCWLMetric(2.0, 4)"),
+])
+def test_the_cwl_numbers_are_cwl_eval_s_with_their_residuals(capsys, measure, metric):
+    """EU, ETU, ED and their residuals (``cwl_eval -r``) on $$-?-$ (``?`` unjudged), through
+    cwl_eval's Python API; the user's horizon is cwl_eval's max_depth, 1000. ETU is compared
+    with what cwl_eval leaves out past rank 1000 added back (tests/usermodels/test_cwl_eval.py)."""
+    record = json.loads(run(capsys, [measure, "--ranking", "$$-?-$", "--format", "json"])[1])
+    theirs = eval(metric, vars(cwl_ruler))  # noqa: S307 (a constant of this test)
+    theirs.residuals = True
+    ranking = Ranking("1", [1.0, 1.0, 0.0, np.nan, 0.0, 1.0], [np.nan] * 6)
+    theirs.measure(ranking)
+    for key, eu, res in [("rate", theirs.expected_utility, theirs.residual_expected_utility),
+                         ("total", theirs.expected_total_utility, theirs.residual_expected_total_utility),
+                         ("depth", theirs.expected_items, theirs.residual_expected_items)]:
+        leak = {}
+        if key == "total":
+            for worst in (True, False):
+                c = theirs.c_vector(ranking, worst)
+                leak[worst] = np.prod(c) * ranking.get_gain_vector(worst).sum()
+            eu, res = eu + leak[True], res + leak[False] - leak[True]
+        assert record["cwl"][key]["value"] == pytest.approx(eu, abs=1e-9), key
+        assert record["cwl"][key]["residual"] == pytest.approx(res, abs=1e-9), key
 
 
 def test_json_gives_every_rank_and_the_expected_depth(capsys):

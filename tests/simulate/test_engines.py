@@ -47,7 +47,8 @@ SEED_RANKING = "$$---$----$-----$---"  # relevant at 1, 2, 6, 11, 17 (seed 003)
 MEASURES = ["P@5", "RR", "RR@3", "AP", "AP@5", "RBP(p=0.8)", "RBP(p=0.95)@10", "ERR@10", "SDCG@5",
             "DCG@5", "nDCG@5", "HIT@3", "Success@3", "RR2", "CautiousRR(c=2)", "RBP2(p1=0.9,p2=0.5)",
             "INST(T=2.0)", "INSQ(T=2.0)", "NERR8@5", "NERR9@5", "NERR10(p=0.7)", "NERR11(T=2.0)", "TBG",
-            "BetaRBP(a=8,b=2)"]
+            "BetaRBP(a=8,b=2)", "BPM(T=1)@5", "BPM-Dynamic(K=5)", "IFT-C1", "IFT-C2", "IFT-C1-C2", "U(L=20)",
+            "NPV(rate=0.25)", "SET(beta=0.5)@5"]
 VECTOR_USERS = 20_000
 AGENT_USERS = 2_000
 

@@ -46,11 +46,17 @@ NAMES = [
     "ERR(max_rel=2)", "HIT(max_rel=2)@3", "RBP(p=0.8,max_rel=2)@10", "NERR10(p=0.5,max_rel=2)",
     "nDCG(dcg='exp-log2')@5",
     "BetaRBP", "BetaRBP(a=0.5,b=0.5,rel=2)",
+    # cwl_eval's C/W/L users
+    "BPM(T=1)@5", "BPM(T=2.5)@10", "BPM-Dynamic", "BPM-Dynamic(T=2,K=4,hb=0.5,hc=2,gain_med=0.25)",
+    "IFT-C1", "IFT-C1(T=2,b1=0.5,R1=5)", "IFT-C2", "IFT-C2(A=0.5,b2=2,R2=5)", "IFT-C1-C2",
+    "NPV", "NPV(rate=1,max_rel=2)", "SET@5", "SET(beta=0.2)@10",
 ]
-# TBG is the one model whose exact expectation is *not* its closed form (Jensen's inequality,
-# see test_tbg_model_is_the_expected_discount_not_the_discount_of_expected_time).
-NO_CLOSED_FORM_IDENTITY = {"TBG"}
+# TBG and U are the models whose exact expectation is *not* their closed form (TBG: Jensen's
+# inequality, see test_tbg_model_is_the_expected_discount_not_the_discount_of_expected_time;
+# U: where a document starts and where it ends, see test_u_reader_reaches_a_rank_where_its_document_starts).
+NO_CLOSED_FORM_IDENTITY = {"TBG", "U"}
 TBG_NAMES = ["TBG", "TBG(halflife=100.0,words=500.0)", "TBG(rel=2)"]
+U_NAMES = ["U(L=20.0)", "U(L=3.5)", "U"]
 # nDCG without a cutoff: DCG's user reads on with probability log2(i+1)/log2(i+2), whose reach
 # 1/log2(i+1) never falls below the exact evaluator's tolerance; BetaRBP's most patient users
 # (Gauss-Jacobi nodes near p = 1) neither: every call propagates to the 10 000-rank horizon
@@ -149,7 +155,7 @@ def collections(draw):
 
 def test_measure_list_covers_every_model():
     assert {parse_measure(n).spec.name for n in NAMES} == set(MODELS) - NO_CLOSED_FORM_IDENTITY
-    assert {parse_measure(n).spec.name for n in TBG_NAMES} == NO_CLOSED_FORM_IDENTITY
+    assert {parse_measure(n).spec.name for n in TBG_NAMES + U_NAMES} == NO_CLOSED_FORM_IDENTITY
 
 
 def test_registry_covers_every_model_class():
@@ -254,6 +260,25 @@ def test_a_wrong_model_is_caught(big_collection):
         e = exact(model_for(model), rankings).value
         c = closed(rankings, measure).value
         assert np.nanmax(np.abs(e - c)) > 1e-3, (model, measure)
+
+
+@pytest.mark.parametrize("name", U_NAMES)
+def test_u_reader_reaches_a_rank_where_its_document_starts(name, big_collection):
+    """Sakai & Dou's U weighs the gain at rank i by the decay where its document ends,
+    max(0, 1 - i/L); the reader, who always reads rank 1, reaches rank i with the decay where it
+    starts, max(0, 1 - (i-1)/L), so her E[G] is sum_i r_i max(0, 1 - (i-1)/L) (and E[N] the sum of
+    those reach probabilities): both written here from their definitions."""
+    from rpdi.metrics.view import View
+
+    _, _, rankings = big_collection
+    model = model_for(name)
+    e = exact(model, rankings)
+    v = View(rankings)
+    r, i = model.gains(v.grade, v), v.ranks
+    assert_close(closed(rankings, name).value, (r * np.maximum(0.0, 1 - i / model.L)).sum(-1), what=name)
+    assert_close(e.values["total"], (r * np.maximum(0.0, 1 - (i - 1) / model.L)).sum(-1), what=name)
+    reach = np.maximum(0.0, 1 - (np.arange(1, CWL_DEPTH + 1) - 1) / model.L)
+    assert_close(e.values["depth"], np.full(e.values["depth"].shape, reach.sum()), what=name)
 
 
 @pytest.mark.parametrize("name", TBG_NAMES)
@@ -481,18 +506,31 @@ def test_err_is_mean_rate_and_its_rate_is_nerr8_only_with_matched_gains():
 #  * INST: no proof; an exhaustive search over binary rankings of length 9 and random graded
 #    rankings found no decrease (its continuation falls as gain accrues, which shifts weight
 #    to the documents read before the new gain).
+#  * U, NPV (RBP's user), SET: linear in the gains with non-negative weights.
 # AP (normalised by R) and nDCG (by the ideal ranking) are not monotone: judging changes R.
+# The Bejeweled players are not (a gain can stop them before a larger one: see
+# test_the_bejeweled_player_is_not_monotone); the information foragers' C falls as gain accrues
+# (C1) or rises with it (C2), with no proof either way, so they are left out.
+NOT_MONOTONE = {"BPM", "BPM-Dynamic", "IFT-C1", "IFT-C2", "IFT-C1-C2"}
 MONOTONE = [
     "P@5", "P(rel=2)@3", "RR", "RR@3", "RR2", "RR2@4", "CautiousRR(c=2)", "CautiousRR(c=1)@3",
     "RBP(p=0.5)", "RBP(p=0.9)@7", "RBP(rel=2,p=0.8)", "RBP2(p1=0.9,p2=0.5)", "RBP2(p1=0.5,p2=0.9)",
     "SDCG@5", "DCG@5", "DCG(dcg='exp-log2',b=2)@6", "HIT@3", "Success@4", "ERR@5", "ERR",
     "ERR(max_rel=2)", "INST(T=2.0)", "INST(T=0.5)", "INSQ(T=1.5)", "NERR8@5", "NERR9@5", "NERR10(p=0.7)",
     "NERR11(T=2.0)", "TBG", "TBG(halflife=100.0,words=500.0)", "BetaRBP(a=0.5,b=0.5)",
+    "U(L=20.0)", "NPV(rate=0.25)", "SET@5",
 ]
 
 
 def test_monotone_list_is_every_model_but_the_normalised_ones():
-    assert {parse_measure(n).spec.name for n in MONOTONE} == set(MODELS) - {"AP", "nDCG"}
+    assert {parse_measure(n).spec.name for n in MONOTONE} == set(MODELS) - {"AP", "nDCG"} - NOT_MONOTONE
+
+
+def test_the_bejeweled_player_is_not_monotone():
+    """BPM(T=1)@10 on gains 0, 0, 0.9, 1: she stops at rank 4 with 1.9/4; a gain of 0.1 at rank 1
+    makes her stop at rank 3 with 1.0/3, less."""
+    assert closed(rankings_from_grades([0, 0, 0.9, 1.0], max_grade=1), "BPM(T=1)@10").value[0, 0] == 1.9 / 4
+    assert closed(rankings_from_grades([0.1, 0, 0.9, 1.0], max_grade=1), "BPM(T=1)@10").value[0, 0] == 1 / 3
 
 
 def _judge(qrels: dict, runs: dict, rng: np.random.Generator, top: int) -> dict:
