@@ -61,31 +61,28 @@ def _state(pid: int) -> str | None:
     return text[text.rindex(")") + 2]
 
 
-def _children(pid: int) -> list[int]:
-    """The live child processes of ``pid``."""
-    children = []
+def _live() -> list[tuple[int, int, int]]:
+    """(pid, parent pid, process group) of every live (not zombie) process."""
+    found = []
     for stat in glob.glob("/proc/[0-9]*/stat"):
         try:
             text = open(stat).read()
         except OSError:
             continue
         fields = text[text.rindex(")") + 2:].split()
-        if int(fields[1]) == pid and fields[0] != "Z":
-            children.append(int(stat.split("/")[2]))
-    return children
+        if fields[0] != "Z":
+            found.append((int(stat.split("/")[2]), int(fields[1]), int(fields[2])))
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    """The live child processes of ``pid``."""
+    return [child for child, parent, _ in _live() if parent == pid]
 
 
 def _in_group(pgid: int) -> int:
     """Live (not zombie) processes of a process group."""
-    count = 0
-    for stat in glob.glob("/proc/[0-9]*/stat"):
-        try:
-            text = open(stat).read()
-        except OSError:
-            continue
-        fields = text[text.rindex(")") + 2:].split()
-        count += int(fields[2]) == pgid and fields[0] != "Z"
-    return count
+    return sum(group == pgid for _, _, group in _live())
 
 
 def _wait(condition, seconds):
