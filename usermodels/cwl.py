@@ -9,15 +9,15 @@ cwl_eval, a user still reading at rank 1000 stops there (its weights are renorma
 Example (NERR8@10, gains 0.5, 1): C_1 = 0.5, C_2 = 0: E[G] = 0.5 + 0.5, E[N] = 1.5: 0.6667.
 """
 
-from rpdi.metrics.measures.cwl import CWL_DEPTH, cwl_continuation
+from rpdi.metrics.measures.cwl import CWL_DEPTH, NERR10_P, T_DEFAULT, cwl_continuation
 from rpdi.usermodels.base import OPEN_UNIT, BrowsingModel, geometric
 
 
 class _CWL(BrowsingModel):
     aggregation = "rate"
     horizon = CWL_DEPTH
-    T = 3.0
-    p = 0.8
+    T = T_DEFAULT
+    p = NERR10_P
 
     def step(self, state, at):
         c = cwl_continuation(self.measure_name, at.rank, at.gain, at.seen, T=self.T, p=self.p,

@@ -10,11 +10,15 @@ from rpdi.metrics.measures.registry import MAX_REL, MeasureSpec, Param, persiste
 from rpdi.metrics.view import Score, View
 
 
-_T = Param("T", float, 3.0, "expected number of relevant documents wanted", lambda x: x > 0, "> 0")
+# ir_measures' and cwl_eval's defaults (ir_measures/measures/inst.py, nerr.py; cwl/ruler/measures/
+# cwl_inst.py): the same name gives the same number in the three tools
+T_DEFAULT = 1.0
+NERR10_P = 0.9
+_T = Param("T", float, T_DEFAULT, "expected number of relevant documents wanted", lambda x: x > 0, "> 0")
 CWL_DEPTH = 1000  # cwl_eval's max_depth: C/W/L weights are renormalised over ranks 1..1000
 
 
-def cwl_continuation(name: str, i, g, seen, T: float = 3.0, p: float = 0.8, k: int | None = None):
+def cwl_continuation(name: str, i, g, seen, T: float = T_DEFAULT, p: float = NERR10_P, k: int | None = None):
     """C/W/L continuation probability C_i of the INST/INSQ/NERR family at rank(s) ``i``, given
     gains ``g`` at i and ``seen`` = sum of gains at ranks 1..i.
 
@@ -35,7 +39,7 @@ def cwl_continuation(name: str, i, g, seen, T: float = 3.0, p: float = 0.8, k: i
     return c
 
 
-def cwl_rate(v: View, family: str, max_rel: float | None, T: float = 3.0, p: float = 0.8,
+def cwl_rate(v: View, family: str, max_rel: float | None, T: float = T_DEFAULT, p: float = NERR10_P,
              cutoff: int | None = None) -> Score:
     """C/W/L expected rate of gain EU = sum_i W_i r_i, W_i = V_i / sum_j V_j,
     V_i = prod_{j<i} C_j over ranks 1..1000 (cwl_eval's max_depth; nothing is met below the
@@ -69,7 +73,7 @@ register(
            "Azzopardi, Mackenzie & Moffat 2021"),
           ("NERR9", (MAX_REL,), "required", "i/(i+1) (1 - r_i) up to rank k (Eq. 9)",
            "Azzopardi, Mackenzie & Moffat 2021"),
-          ("NERR10", (persistence("p", "patience phi"), MAX_REL), "none", "phi (1 - r_i) (Eq. 10)",
+          ("NERR10", (persistence("p", "patience phi", NERR10_P), MAX_REL), "none", "phi (1 - r_i) (Eq. 10)",
            "Azzopardi, Mackenzie & Moffat 2021"),
           ("NERR11", (_T, MAX_REL), "none", "((i+2T-1)/(i+2T))^2 (1 - r_i) (Eq. 11)",
            "Azzopardi, Mackenzie & Moffat 2021"),
