@@ -2,7 +2,7 @@
 
 Each reads on from rank i with a continuation probability C_i that may depend on the gain met
 so far (:func:`metrics.measures.cwl.cwl_continuation`), accrues every document's gain
-r_i = grade/max_rel, and is scored by the expected rate of gain E[G]/E[N] (C/W/L's EU). As in
+r_i = (grade - min_rel)/(max_rel - min_rel) in [0, 1] (min_rel 0 unless named), and is scored by the expected rate of gain E[G]/E[N] (C/W/L's EU). As in
 cwl_eval, a user still reading at rank 1000 stops there (its weights are renormalised over
 1000 ranks).
 
