@@ -61,12 +61,16 @@ def compute(rankings: Rankings, measures: Sequence[Measure], compat: str = "trec
 
 
 def expand(names: Iterable[str | Measure], level: float = 1, docs: float = 0.0) -> list[Measure]:
-    """Measures from names: rpdi's (``P@10``), trec_eval's (``P_10``, a family ``P``, ``P.5,10``,
-    ``all_trec``) with trec_eval's -l ``level`` and -N ``docs``. Unknown names raise InputError."""
+    """Measures from names: rpdi's (``P@10``), ir_measures' (``MAP``, an ir_measures Measure),
+    trec_eval's (``P_10``, a family ``P``, ``P.5,10``, ``all_trec``) with trec_eval's -l ``level``
+    and -N ``docs``. Unknown names raise InputError."""
     out = []
     for name in names:
         if isinstance(name, Measure):
             out.append(name)
+            continue
+        if not isinstance(name, str):  # an ir_measures Measure (parse_measure reads its name)
+            out.append(parse_measure(name))
             continue
         lines = trec_lines(name, level, docs, strict=False)
         if lines is None:

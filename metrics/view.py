@@ -83,10 +83,21 @@ class View:
         """(T,) number of documents judged with grade >= rel."""
         return (self.ideal >= rel).sum(axis=1).astype(np.float64)
 
-    def scaled(self, max_rel: float | None) -> np.ndarray:
-        """(S, T, k) gains min(grade / max_rel, 1) (max_rel defaults to the qrels' largest grade)."""
-        top = self.max_grade if max_rel is None else max_rel
-        return np.minimum(self.grade / top, 1.0) if top > 0 else np.zeros_like(self.grade)
+    def scaled(self, max_rel: float | None, min_rel: float = 0.0) -> np.ndarray:
+        """(S, T, k) gains in [0, 1] (:func:`scaled_gains`; max_rel defaults to the qrels' largest grade)."""
+        return scaled_gains(self.grade, self.max_grade if max_rel is None else max_rel, min_rel)
+
+
+def scaled_gains(grade: np.ndarray, max_rel: float, min_rel: float = 0.0) -> np.ndarray:
+    """(g - min_rel) / (max_rel - min_rel) with g the grade clipped to [min_rel, max_rel]: C/W/L's
+    gains (cwl_eval, ir_measures' min_rel and max_rel); 0 everywhere if max_rel <= min_rel.
+
+    >>> scaled_gains(np.array([0.0, 1.0, 2.0, 3.0]), 2.0, 1.0).tolist()
+    [0.0, 0.0, 1.0, 1.0]
+    """
+    if max_rel <= min_rel:
+        return np.zeros_like(grade)
+    return (np.clip(grade, min_rel, max_rel) - min_rel) / (max_rel - min_rel)
 
 
 def _cut(a: np.ndarray, width: int, k: int, fill=0) -> np.ndarray:

@@ -6,6 +6,7 @@
 """
 
 from rpdi.choices import CONVENTIONS
+from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels.ap import RobertsonAP
@@ -49,7 +50,10 @@ def model_for(measure, base: str | None = None) -> BrowsingModel:
         return measure()
     if isinstance(measure, str) and is_plugin(measure):
         return load_plugin(measure, base)
-    m = parse_measure(measure) if isinstance(measure, str) else measure
+    m = measure if isinstance(measure, Measure) else parse_measure(measure)
+    if m.params.get("judged_only"):
+        raise InputError(f"measure {m.text!r}: judged_only reads another ranking than the user's; "
+                         f"it can be evaluated (rpdi eval) but not simulated")
     if isinstance(m.spec.compute, ExactValue):  # declared by its model
         return m.spec.compute.model_class(m)
     cls = MODELS.get(m.spec.name)

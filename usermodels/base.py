@@ -21,7 +21,7 @@ import numpy as np
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.measures.registry import MEASURES, Measure, MeasureSpec, Param
 from rpdi.metrics.names import parse_measure
-from rpdi.metrics.view import View
+from rpdi.metrics.view import View, scaled_gains
 
 
 DECLARED_AGGREGATIONS = ("rate", "mean_rate", "total")  # which expectation a model's value is
@@ -193,12 +193,13 @@ class BrowsingModel:
     # -- the model ------------------------------------------------------------------------
     def gains(self, grade: np.ndarray, view: View) -> np.ndarray:
         """The model's gain of a document of each grade: binary (grade >= rel) when the measure
-        has a ``rel``, else grade / max_rel in [0, 1] (max_rel: the qrels' largest grade)."""
+        has a ``rel``, else (grade - min_rel) / (max_rel - min_rel) in [0, 1] (max_rel: the qrels'
+        largest grade; min_rel 0: :func:`metrics.view.scaled_gains`)."""
         rel = self.measure.params.get("rel")
         if rel is not None:
             return (grade >= rel).astype(float)
         top = self.measure.params.get("max_rel") or view.max_grade
-        return np.minimum(grade / top, 1.0) if top > 0 else np.zeros_like(grade)
+        return scaled_gains(grade, top, self.measure.params.get("min_rel", 0.0))
 
     def n_states(self, view: View) -> int:
         return 1

@@ -22,6 +22,7 @@ import functools
 
 from rpdi.metrics import evaluate as metrics_evaluate
 from rpdi.metrics import score as metrics_score
+from rpdi.metrics.ir_measures_names import ir_measures_text
 from rpdi.metrics.measures.registry import Measure
 from rpdi.usermodels.base import BrowsingModel
 from rpdi.usermodels.plugin import is_plugin, load_plugin
@@ -30,8 +31,8 @@ from rpdi.usermodels.plugin import is_plugin, load_plugin
 def resolve(measure, base: str | None = None):
     """A measure as :mod:`metrics` takes it: a model of one's own named by file or module (a
     file relative to ``base``, then to the working directory), a BrowsingModel class (its
-    default parameters) or instance becomes its :class:`Measure`; other names and Measures are
-    returned as they are."""
+    default parameters) or instance becomes its :class:`Measure`, an ir_measures Measure its
+    name; other names and Measures are returned as they are."""
     if isinstance(measure, type) and issubclass(measure, BrowsingModel):
         measure = measure()
     if isinstance(measure, BrowsingModel):
@@ -40,8 +41,10 @@ def resolve(measure, base: str | None = None):
         return load_plugin(measure, base).measure
     if isinstance(measure, (str, Measure)):
         return measure
-    raise TypeError(f"a measure is a name, a Measure or a BrowsingModel (class or instance), "
-                    f"not {type(measure).__name__}")
+    if ir_measures_text(measure) is not None:
+        return ir_measures_text(measure)
+    raise TypeError(f"a measure is a name, a Measure, an ir_measures Measure or a BrowsingModel "
+                    f"(class or instance), not {type(measure).__name__}")
 
 
 @functools.wraps(metrics_evaluate)

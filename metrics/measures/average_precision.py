@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from rpdi.metrics.measures.kernels import div, sum_in_order
-from rpdi.metrics.measures.registry import REL, MeasureSpec, Param, register
+from rpdi.metrics.measures.registry import JUDGED_ONLY, REL, MeasureSpec, Param, register
 from rpdi.metrics.view import Score, View
 
 
@@ -31,7 +31,7 @@ def average_precision(v: View, rel: float) -> Score:
 
 
 register(
-    MeasureSpec("AP", average_precision, (REL,), "optional",
+    MeasureSpec("AP", average_precision, (REL, JUDGED_ONLY), "optional",
                 "draws a target s ~ U{1..R}, reads to the s-th relevant document, reports the "
                 "precision there (0 if never found)", "Robertson 2008; trec_eval map"),
 )
@@ -107,7 +107,7 @@ def iprec(v: View, rel: float, level: float) -> Score:
 
 
 register(
-    MeasureSpec("IPrec", iprec, (REL,), "required",
+    MeasureSpec("IPrec", iprec, (REL, JUDGED_ONLY), "required",
                 "interpolated precision at a recall level (lround(r R) relevant documents, trec_eval "
                 "10.0; floor(r R + 0.9) under --compat pytrec_eval)", "trec_eval iprec_at_recall",
                 cutoff_kind=float, passes_cutoff=True),

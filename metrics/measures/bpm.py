@@ -5,7 +5,8 @@ The player reads on while two budgets last: the benefit wanted, T (she stops onc
 reaches it), and the cost she will spend, K documents (she stops at rank K). The dynamic player
 revises both after every document by how far its gain lay from the median gain. Her stopping
 rank n is fixed by the ranking, and the score is the gain per document read, (1/n) sum_{i<=n} r_i
-(C/W/L's expected rate of gain: W(i) = 1/n for i <= n), r_i = grade/max_rel in [0, 1]: the
+(C/W/L's expected rate of gain: W(i) = 1/n for i <= n), r_i = (grade - min_rel)/(max_rel - min_rel)
+in [0, 1]: the
 C/W/L reading of the paper's measure that cwl_eval computes (Azzopardi, Thomas & Moffat 2019),
 and ir_measures through it; cwl_eval scales the paper's graded benefit to [0, 1].
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from rpdi.metrics.measures.cwl import CWL_DEPTH
-from rpdi.metrics.measures.registry import MAX_REL, MeasureSpec, Param, register
+from rpdi.metrics.measures.registry import MAX_REL, MIN_REL, MeasureSpec, Param, register
 from rpdi.metrics.view import Score, View
 
 _T = Param("T", float, 1.0, "benefit wanted: the user stops once the gain read reaches T", lambda x: x > 0, "> 0")
@@ -26,7 +27,7 @@ _MED = Param("gain_med", float, 0.5, "the median gain r_med", lambda x: 0 <= x <
 
 
 def bpm_dynamic(v: View, T: float, K: float, hb: float, hc: float, gain_med: float,
-                max_rel: float | None) -> Score:
+                max_rel: float | None, min_rel: float = 0.0) -> Score:
     """BPM-Dynamic = (1/n) sum_{i<=n} r_i, n the first rank i with s_i >= T_{i-1} or i >= K_{i-1}
     (at most 1000, cwl_eval's depth), s_i = r_1 + ... + r_i, T_i = T + hb d_i, K_i = K + hc d_i,
     d_i = sum_{j<=i} (r_j - gain_med).
@@ -40,7 +41,7 @@ def bpm_dynamic(v: View, T: float, K: float, hb: float, hc: float, gain_med: flo
     >>> score("BPM-Dynamic(T=1,K=10,hb=1,hc=1)", [0, 0, 1, 1, 1])  # T_2 = 0, so she stops at 3
     0.3333333333333333
     """
-    g = v.scaled(max_rel)[..., :CWL_DEPTH]
+    g = v.scaled(max_rel, min_rel)[..., :CWL_DEPTH]
     g = np.pad(g, ((0, 0), (0, 0), (0, CWL_DEPTH - g.shape[-1])))
     i = np.arange(1, CWL_DEPTH + 1)
     seen = np.cumsum(g, axis=-1)
@@ -51,7 +52,7 @@ def bpm_dynamic(v: View, T: float, K: float, hb: float, hc: float, gain_med: flo
     return Score(np.take_along_axis(seen, n[..., None] - 1, axis=-1)[..., 0] / n)
 
 
-def bpm(v: View, T: float, max_rel: float | None, cutoff: int) -> Score:
+def bpm(v: View, T: float, max_rel: float | None, cutoff: int, min_rel: float = 0.0) -> Score:
     """BPM(T)@K = (1/n) sum_{i<=n} r_i, n = min(K, the first rank where r_1 + ... + r_i >= T).
 
     User: reads until the gain read reaches T or K documents are read. Reference: Zhang, Liu,
@@ -62,14 +63,14 @@ def bpm(v: View, T: float, max_rel: float | None, cutoff: int) -> Score:
     >>> score("BPM(T=2)@4", [1, 0, 0, 1, 1])  # the cost budget binds: n = 4
     0.5
     """
-    return bpm_dynamic(v, T, float(cutoff), 0.0, 0.0, 0.0, max_rel)
+    return bpm_dynamic(v, T, float(cutoff), 0.0, 0.0, 0.0, max_rel, min_rel)
 
 
 register(
-    MeasureSpec("BPM", bpm, (_T, MAX_REL), "required",
+    MeasureSpec("BPM", bpm, (_T, MIN_REL, MAX_REL), "required",
                 "reads until the gain read reaches T or k documents are read",
                 "Zhang, Liu, Li, Zhang, Xu & Ma 2017", passes_cutoff=True),
-    MeasureSpec("BPM-Dynamic", bpm_dynamic, (_T, _K, _HB, _HC, _MED, MAX_REL), "none",
+    MeasureSpec("BPM-Dynamic", bpm_dynamic, (_T, _K, _HB, _HC, _MED, MIN_REL, MAX_REL), "none",
                 "reads until the gain read reaches T or K documents are read, T and K moving by "
                 "hb and hc times each document's gain above gain_med",
                 "Zhang, Liu, Li, Zhang, Xu & Ma 2017"),

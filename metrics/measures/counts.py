@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rpdi.metrics.measures.registry import REL, MeasureSpec, register
+from rpdi.metrics.measures.registry import REL, MeasureSpec, Param, register
 from rpdi.metrics.view import Score, View
 
 
@@ -26,19 +26,23 @@ register(
 )
 
 
-def num_ret(v: View) -> Score:
-    """NumRet = the number of documents retrieved (trec_eval ``num_ret``; summed over topics).
+def num_ret(v: View, rel: float | None) -> Score:
+    """NumRet = the number of documents retrieved (trec_eval ``num_ret``; summed over topics);
+    with ``rel``, those of grade >= rel (ir_measures' ``NumRet(rel=1)``, NumRelRet).
 
     >>> from rpdi.metrics import score
-    >>> score("NumRet", "$-?$")
-    4.0
+    >>> score("NumRet", "$-?$"), score("NumRet(rel=1)", "$-?$")
+    (4.0, 2.0)
     """
+    if rel is not None:
+        return num_rel_ret(v, rel)
     return Score(v.length.astype(float))
 
 
 register(
-    MeasureSpec("NumRet", num_ret, (), "none", "no browsing model: counts retrieved documents",
-                "trec_eval num_ret", average="sum", model=False),
+    MeasureSpec("NumRet", num_ret, (Param("rel", float, None, "count only the documents of grade >= rel",
+                                          lambda x: x > 0, "> 0", optional=True),), "none",
+                "no browsing model: counts retrieved documents", "trec_eval num_ret", average="sum", model=False),
 )
 
 

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from rpdi.metrics.measures.registry import MAX_REL, MeasureSpec, Param, persistence, register
+from rpdi.metrics.measures.registry import MAX_REL, MIN_REL, MeasureSpec, Param, persistence, register
 from rpdi.metrics.view import Score, View
 
 
-_T = Param("T", float, 3.0, "expected number of relevant documents wanted", lambda x: x > 0, "> 0")
+# ir_measures' and cwl_eval's defaults (ir_measures/measures/inst.py, nerr.py; cwl/ruler/measures/
+# cwl_inst.py): the same name gives the same number in the three tools
+T_DEFAULT = 1.0
+NERR10_P = 0.9
+_T = Param("T", float, T_DEFAULT, "expected number of relevant documents wanted", lambda x: x > 0, "> 0")
 CWL_DEPTH = 1000  # cwl_eval's max_depth: C/W/L weights are renormalised over ranks 1..1000
 
 
-def cwl_continuation(name: str, i, g, seen, T: float = 3.0, p: float = 0.8, k: int | None = None):
+def cwl_continuation(name: str, i, g, seen, T: float = T_DEFAULT, p: float = NERR10_P, k: int | None = None):
     """C/W/L continuation probability C_i of the INST/INSQ/NERR family at rank(s) ``i``, given
     gains ``g`` at i and ``seen`` = sum of gains at ranks 1..i.
 
@@ -35,11 +39,11 @@ def cwl_continuation(name: str, i, g, seen, T: float = 3.0, p: float = 0.8, k: i
     return c
 
 
-def cwl_rate(v: View, family: str, max_rel: float | None, T: float = 3.0, p: float = 0.8,
-             cutoff: int | None = None) -> Score:
+def cwl_rate(v: View, family: str, max_rel: float | None, min_rel: float = 0.0, T: float = T_DEFAULT,
+             p: float = NERR10_P, cutoff: int | None = None) -> Score:
     """C/W/L expected rate of gain EU = sum_i W_i r_i, W_i = V_i / sum_j V_j,
     V_i = prod_{j<i} C_j over ranks 1..1000 (cwl_eval's max_depth; nothing is met below the
-    ranking); r_i = grade / max_rel. C_i from :func:`cwl_continuation`.
+    ranking); r_i = (grade - min_rel) / (max_rel - min_rel) in [0, 1]. C_i from :func:`cwl_continuation`.
 
     User: reads on from rank i with probability C_i; EU is the expected rate of gain E[G]/E[N].
     Reference: Moffat, Bailey, Scholer & Thomas (2017); Azzopardi, Mackenzie & Moffat (2021).
@@ -48,7 +52,7 @@ def cwl_rate(v: View, family: str, max_rel: float | None, T: float = 3.0, p: flo
     >>> round(score("NERR10(p=0.5)", [1, 0]), 4)  # C_1 = 0: one document read, gain 1
     1.0
     """
-    g = v.scaled(max_rel)[..., :CWL_DEPTH]
+    g = v.scaled(max_rel, min_rel)[..., :CWL_DEPTH]
     g = np.pad(g, ((0, 0), (0, 0), (0, CWL_DEPTH - g.shape[-1])))
     i = np.arange(1, CWL_DEPTH + 1)
     c = cwl_continuation(family, i, g, np.cumsum(g, axis=-1), T=T, p=p, k=cutoff)
@@ -61,17 +65,17 @@ register(
                   f"C/W/L user reading on with probability {rule}", citation, passes_cutoff=True,
                   extra={"family": name})
       for name, params, cutoff, rule, citation in [
-          ("INST", (_T, MAX_REL), "none", "((i+T+T_i-1)/(i+T+T_i))^2, T_i = T - gain so far",
+          ("INST", (_T, MIN_REL, MAX_REL), "none", "((i+T+T_i-1)/(i+T+T_i))^2, T_i = T - gain so far",
            "Moffat, Bailey, Scholer & Thomas 2017"),
-          ("INSQ", (_T, MAX_REL), "none", "((i+2T-1)/(i+2T))^2",
+          ("INSQ", (_T, MIN_REL, MAX_REL), "none", "((i+2T-1)/(i+2T))^2",
            "Moffat, Bailey, Scholer & Thomas 2017"),
-          ("NERR8", (MAX_REL,), "required", "1 - r_i up to rank k (Eq. 8)",
+          ("NERR8", (MIN_REL, MAX_REL), "required", "1 - r_i up to rank k (Eq. 8)",
            "Azzopardi, Mackenzie & Moffat 2021"),
-          ("NERR9", (MAX_REL,), "required", "i/(i+1) (1 - r_i) up to rank k (Eq. 9)",
+          ("NERR9", (MIN_REL, MAX_REL), "required", "i/(i+1) (1 - r_i) up to rank k (Eq. 9)",
            "Azzopardi, Mackenzie & Moffat 2021"),
-          ("NERR10", (persistence("p", "patience phi"), MAX_REL), "none", "phi (1 - r_i) (Eq. 10)",
-           "Azzopardi, Mackenzie & Moffat 2021"),
-          ("NERR11", (_T, MAX_REL), "none", "((i+2T-1)/(i+2T))^2 (1 - r_i) (Eq. 11)",
+          ("NERR10", (persistence("p", "patience phi", NERR10_P), MIN_REL, MAX_REL), "none",
+           "phi (1 - r_i) (Eq. 10)", "Azzopardi, Mackenzie & Moffat 2021"),
+          ("NERR11", (_T, MIN_REL, MAX_REL), "none", "((i+2T-1)/(i+2T))^2 (1 - r_i) (Eq. 11)",
            "Azzopardi, Mackenzie & Moffat 2021"),
       ]],
 )

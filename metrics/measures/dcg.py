@@ -6,7 +6,7 @@ import numpy as np
 
 from rpdi.metrics.measures.kernels import (EXP_TOP, discount, div, ideal_gains, judged_gains, log2_discount,
                                            parse_gains, scaled_exp_gains)
-from rpdi.metrics.measures.registry import LEVEL_GAINS, MAX_REL, MeasureSpec, Param, register
+from rpdi.metrics.measures.registry import JUDGED_ONLY, LEVEL_GAINS, MAX_REL, MIN_REL, MeasureSpec, Param, register
 from rpdi.metrics.view import Score, View
 
 
@@ -72,14 +72,15 @@ def ndcg(v: View, dcg: str, level_gains: str) -> Score:
 
 
 register(
-    MeasureSpec("nDCG", ndcg, (_DCG, LEVEL_GAINS), "optional",
+    MeasureSpec("nDCG", ndcg, (_DCG, LEVEL_GAINS, JUDGED_ONLY), "optional",
                 "DCG's user, scored against the best ranking of this topic",
                 "Järvelin & Kekäläinen 2002; trec_eval ndcg_cut"),
 )
 
 
-def sdcg(v: View, max_rel: float | None) -> Score:
-    """SDCG@k = DCG@k / sum_{i<=k} 1/log2(i + 1), gains grade / max_rel in [0, 1].
+def sdcg(v: View, dcg: str, min_rel: float, max_rel: float | None) -> Score:
+    """SDCG@k = DCG@k / sum_{i<=k} 1/log2(i + 1), gains (grade - min_rel)/(max_rel - min_rel) in [0, 1]
+    (``dcg='log2'``, the only formulation, as in ir_measures).
 
     User: continues from rank i to i + 1 with probability log2(i+1)/log2(i+2), up to rank k.
     Reference: Moffat (2013) Section 2.
@@ -89,11 +90,12 @@ def sdcg(v: View, max_rel: float | None) -> Score:
     0.55
     """
     w = log2_discount(v.k)
-    return Score((v.scaled(max_rel) * w).sum(axis=-1) / w.sum())
+    return Score((v.scaled(max_rel, min_rel) * w).sum(axis=-1) / w.sum())
 
 
 register(
-    MeasureSpec("SDCG", sdcg, (MAX_REL,), "required",
+    MeasureSpec("SDCG", sdcg, (Param("dcg", str, "log2", "DCG formulation: 'log2' only", lambda x: x == "log2",
+                                     "'log2'"), MIN_REL, MAX_REL), "required",
                 "continues from rank i with probability log2(i+1)/log2(i+2), up to rank k",
                 "Moffat 2013"),
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from rpdi.metrics.measures.kernels import div
-from rpdi.metrics.measures.registry import REL, MeasureSpec, Param, register
+from rpdi.metrics.measures.registry import JUDGED_ONLY, REL, MeasureSpec, Param, register
 from rpdi.metrics.view import Score, View
 
 
@@ -27,7 +27,7 @@ def precision(v: View, rel: float) -> Score:
 
 
 register(
-    MeasureSpec("P", precision, (REL,), "required",
+    MeasureSpec("P", precision, (REL, JUDGED_ONLY), "required",
                 "reads exactly k documents", "trec_eval P_k; Moffat 2013", micro=True),
 )
 
@@ -48,26 +48,30 @@ def recall(v: View, rel: float) -> Score:
 
 
 register(
-    MeasureSpec("R", recall, (REL,), "required",
+    MeasureSpec("R", recall, (REL, JUDGED_ONLY), "required",
                 "reads k documents, counts the share of all relevant ones met", "trec_eval recall_k",
                 micro=True),
 )
 
 
-def set_precision(v: View, rel: float) -> Score:
-    """SetP = relevant retrieved / retrieved, over the whole ranking (0 when nothing is retrieved).
+def set_precision(v: View, rel: float, relative: bool = False) -> Score:
+    """SetP = relevant retrieved / retrieved, over the whole ranking (0 when nothing is retrieved);
+    ``relative=True``: SetRelP (ir_measures' ``SetP(relative=True)``).
 
     >>> from rpdi.metrics import score
-    >>> score("SetP", [1, 0, 1, 0])
-    0.5
+    >>> score("SetP", [1, 0, 0, 0]), score("SetP(relative=True)", [1, 0, 0, 0], R=1)
+    (0.25, 1.0)
     """
+    if relative:
+        return set_relative_precision(v, rel)
     num = v.relevant(rel).sum(axis=-1)
     den = v.length.astype(float)
     return Score(np.nan_to_num(div(num, den)), num=num, den=den)
 
 
 register(
-    MeasureSpec("SetP", set_precision, (REL,), "none",
+    MeasureSpec("SetP", set_precision,
+                (REL, Param("relative", bool, False, "over the best SetP possible (SetRelP)"), JUDGED_ONLY), "none",
                 "reads the whole retrieved set", "trec_eval set_P", micro=True),
 )
 
@@ -128,7 +132,7 @@ def set_f(v: View, rel: float, beta: float, beta2: float | None) -> Score:
 register(
     MeasureSpec("SetF", set_f, (REL, _BETA, Param("beta2", float, None, "beta^2 itself, overriding beta "
                                                      "(trec_eval's set_F parameter)", lambda x: x > 0,
-                                                     "> 0", optional=True)), "none",
+                                                     "> 0", optional=True), JUDGED_ONLY), "none",
                 "reads the whole retrieved set; harmonic mean of SetP and SetR", "trec_eval set_F"),
 )
 
@@ -183,7 +187,7 @@ def set_relative_precision(v: View, rel: float) -> Score:
 
 
 register(
-    MeasureSpec("SetRelP", set_relative_precision, (REL,), "none",
+    MeasureSpec("SetRelP", set_relative_precision, (REL, JUDGED_ONLY), "none",
                 "reads the whole retrieved set; SetP over the best SetP possible", "trec_eval set_relative_P"),
 )
 
@@ -207,6 +211,6 @@ def set_ap(v: View, rel: float) -> Score:
 
 
 register(
-    MeasureSpec("SetAP", set_ap, (REL,), "none",
+    MeasureSpec("SetAP", set_ap, (REL, JUDGED_ONLY), "none",
                 "reads the whole retrieved set; SetP x SetR", "trec_eval set_map"),
 )

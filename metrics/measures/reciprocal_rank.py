@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from rpdi.metrics.measures.kernels import first_rank
-from rpdi.metrics.measures.registry import REL, MeasureSpec, Param, register
+from rpdi.metrics.measures.registry import JUDGED_ONLY, REL, MeasureSpec, Param, register
 from rpdi.metrics.view import Score, View
 
 
@@ -26,7 +26,7 @@ def reciprocal_rank(v: View, rel: float) -> Score:
 
 
 register(
-    MeasureSpec("RR", reciprocal_rank, (REL,), "optional",
+    MeasureSpec("RR", reciprocal_rank, (REL, JUDGED_ONLY), "optional",
                 "stops at the first relevant document", "trec_eval recip_rank; Moffat 2013"),
 )
 

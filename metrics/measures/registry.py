@@ -22,7 +22,8 @@ from rpdi.metrics.view import Score
 
 @dataclass(frozen=True)
 class Param:
-    """A typed parameter: ``kind`` is int, float or str; ``check`` names the valid range."""
+    """A typed parameter: ``kind`` is int, float, bool (``True``/``False``) or str; ``check``
+    names the valid range."""
 
     name: str
     kind: type
@@ -31,6 +32,7 @@ class Param:
     check: Callable[[Any], bool] = lambda x: True
     valid: str = ""
     optional: bool = False  # None is a valid value (the default then means "not given")
+    reading: bool = False  # how the rankings are read (judged_only), not the user's: not in name_with_defaults
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,9 @@ class MeasureSpec:
     method: str = "closed_form"  # "exact": compute is a browsing model's exact expectation (no closed form)
 
     def name_with_defaults(self) -> str:
-        """The name with every parameter at its default: ``RBP(p=0.8, rel=None, max_rel=None)``."""
-        params = ", ".join(f"{p.name}={p.default!r}" for p in self.params)
+        """The name with every parameter at its default: ``RBP(p=0.8, rel=None, max_rel=None)``
+        (the parameters of reading, such as judged_only, left out)."""
+        params = ", ".join(f"{p.name}={p.default!r}" for p in self.params if not p.reading)
         return f"{self.name}({params})" if params else self.name
 
     def measure(self, params: dict, cutoff: int | float | None = None) -> "Measure":
@@ -101,6 +104,8 @@ def _source(spec: MeasureSpec) -> tuple:
 REL = Param("rel", float, 1, "minimum grade counted as relevant", lambda x: x > 0, "> 0")
 MAX_REL = Param("max_rel", float, None, "grade mapped to gain 1 (default: the qrels' largest grade)",
                 lambda x: x > 0, "> 0", optional=True)
+MIN_REL = Param("min_rel", float, 0.0, "grade mapped to gain 0, and every grade below it (ir_measures' min_rel)",
+                lambda x: x >= 0, ">= 0")
 
 
 def _gains_ok(text: str) -> bool:
@@ -109,6 +114,11 @@ def _gains_ok(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+JUDGED_ONLY = Param("judged_only", bool, False,
+                    "read the ranking without its unjudged documents, the rest moving up (trec_eval -J)",
+                    reading=True)
 
 
 LEVEL_GAINS = Param("level_gains", str, "", "trec_eval's level=gain pairs, e.g. '1=3,2=9' (default: gain = grade)",
@@ -133,10 +143,17 @@ class Measure:
     integer_grades: bool = False
 
     def compute(self, view) -> Score:
+        """The closed form on the view; with ``judged_only=True`` on the view's rankings without
+        their unjudged documents (:data:`JUDGED_ONLY`)."""
         if self.spec.compute is None:
             raise InputError(f"measure {self.text!r}: has no closed form (a browsing model only: "
                              f"use rpdi simulate or rpdi properties)")
         kwargs = dict(self.params, **self.spec.extra)
+        if kwargs.pop("judged_only", False):
+            from rpdi.metrics.rankings import judged_only
+            from rpdi.metrics.view import View
+
+            view = View(judged_only(view.rankings), view.cutoff, view.compat)
         if self.spec.passes_cutoff:
             kwargs["level" if self.spec.cutoff_kind is float else "cutoff"] = self.cutoff
         return self.spec.compute(view, **kwargs)
@@ -183,7 +200,7 @@ def parse_declared(text: str, measures: dict[str, MeasureSpec] | None = None) ->
                          f"(see `rpdi measures`)")
     declared = {p.name: p for p in spec.params}
     values = {p.name: p.default for p in spec.params}
-    for item in _split_params(params_text, text):
+    for item in split_params(params_text, text):
         key, _, raw = item.partition("=")
         key, raw = key.strip(), raw.strip()
         if key not in declared:
@@ -200,10 +217,23 @@ def parse_declared(text: str, measures: dict[str, MeasureSpec] | None = None) ->
     return Measure(text, spec, values, cutoff)
 
 
-def _split_params(params_text: str | None, text: str) -> list[str]:
+def split_params(params_text: str | None, text: str) -> list[str]:
+    """The ``name=value`` items, split at the commas outside quotes and braces (ir_measures
+    writes a mapping as ``gains={0:0,1:1}``)."""
     if params_text is None or not params_text.strip():
         return []
-    items = [x for x in re.split(r",(?=(?:[^'\"]*['\"][^'\"]*['\"])*[^'\"]*$)", params_text)]
+    items, start, quote, depth = [], 0, None, 0
+    for i, c in enumerate(params_text):
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in "{}":
+            depth += 1 if c == "{" else -1
+        elif c == "," and depth == 0:
+            items.append(params_text[start:i])
+            start = i + 1
+    items.append(params_text[start:])
     for item in items:
         if "=" not in item:
             raise InputError(f"measure {text!r}: parameter {item.strip()!r} is not of the form name=value")
@@ -216,7 +246,9 @@ def _convert(param: Param, raw: str, text: str):
     if param.optional and raw in ("None", "none", "null"):
         return None
     try:
-        if param.kind is int:
+        if param.kind is bool:
+            value = {"true": True, "false": False}[raw.lower()]
+        elif param.kind is int:
             value = int(raw)
         elif param.kind is float:
             value = float(raw)
@@ -224,7 +256,7 @@ def _convert(param: Param, raw: str, text: str):
                 raise ValueError
         else:
             value = raw
-    except ValueError:
+    except (ValueError, KeyError):
         raise InputError(f"measure {text!r}: {param.name}={raw!r} is not a valid "
                          f"{param.kind.__name__}") from None
     if not param.check(value):

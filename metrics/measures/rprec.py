@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rpdi.metrics.measures.kernels import div
-from rpdi.metrics.measures.registry import REL, MeasureSpec, Param, register
+from rpdi.metrics.measures.registry import JUDGED_ONLY, REL, MeasureSpec, Param, register
 from rpdi.metrics.view import Score, View
 
 
@@ -24,7 +24,7 @@ def r_precision(v: View, rel: float, cutoff: int | None) -> Score:
 
 
 register(
-    MeasureSpec("Rprec", r_precision, (REL,), "optional",
+    MeasureSpec("Rprec", r_precision, (REL, JUDGED_ONLY), "optional",
                 "reads R documents (at most k)", "trec_eval Rprec; Moffat 2013", passes_cutoff=True),
 )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rpdi.metrics.measures.registry import MAX_REL, REL, MeasureSpec, register
+from rpdi.metrics.measures.registry import JUDGED_ONLY, MAX_REL, REL, MeasureSpec, register
 from rpdi.metrics.view import Score, View
 
 
@@ -21,7 +21,7 @@ def success(v: View, rel: float) -> Score:
 
 
 register(
-    MeasureSpec("Success", success, (REL,), "required",
+    MeasureSpec("Success", success, (REL, JUDGED_ONLY), "required",
                 "satisfied by any relevant document in the top k", "trec_eval success_k"),
 )
 

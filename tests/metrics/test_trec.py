@@ -154,7 +154,7 @@ def test_first_bad_run_in_the_order_given_is_reported(tmp_path, first, run_cli, 
 
 @pytest.mark.parametrize("measure, fragment", [
     ("FOO@10", "unknown measure"),
-    ("Precision@10", "unknown measure"),
+    ("Prec@10", "unknown measure"),
     ("P@", "cannot parse"),
     ("P@ten", "cutoff 'ten'"),
     ("P@0", "cutoff 0"),
