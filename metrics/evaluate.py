@@ -281,6 +281,8 @@ def rankings_from_grades(grades, judged=None, R: int | None = None, judged_grade
         judged = [c != "?" for c in grades]
         grades = [1.0 if c == "$" else 0.0 for c in grades]
     g = np.asarray(grades, dtype=np.float64)
+    if np.isnan(g).any():  # a None among the grades: NaN would silently spread through every measure
+        raise InputError("grades must be numbers: mark unjudged documents with judged=[...] or '?'")
     j = np.ones(g.shape, bool) if judged is None else np.asarray(judged, bool)
     g = np.where(j, g, 0.0)
     if judged_grades is None:

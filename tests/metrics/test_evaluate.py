@@ -482,3 +482,13 @@ def test_graded_and_pooled_measures_follow_trec_evals_loops(tmp_path):
             assert rec["value"] == pytest.approx(refs[rec["topic"]][rec["measure"]], abs=1e-12), rec
             checked += 1
     assert checked == 6 * len(refs) > 100
+
+
+def test_a_grade_that_is_none_is_refused_not_read_as_nan():
+    from rpdi.metrics.errors import InputError
+    from rpdi.metrics.evaluate import score
+
+    with pytest.raises(InputError, match="judged="):
+        score("RBP(p=0.5)", [2, 0, None, 1])
+    # graded RBP: gains grade / max grade, (1 - p) sum_i g_i p^(i-1)
+    assert score("RBP(p=0.5)", [2, 0, 0, 1], judged=[True, True, False, True]) == 0.5 * (1 + 0.5 ** 3 / 2)

@@ -14,10 +14,11 @@ from rpdi.usermodels.clickfit import fit
 
 @pytest.mark.parametrize("rate", [0.1, 0.25, 3.0])
 def test_npv_is_rbp_with_persistence_one_over_one_plus_rate(rate):
-    grades = [2, 0, 1, 0, 0, 2, None, 1]
+    grades = [2, 0, 1, 0, 0, 2, None, 1]  # None: unjudged
+    ranking = dict(grades=[g or 0 for g in grades], judged=[g is not None for g in grades])
     p = 1 / (1 + rate)
-    assert score(f"NPV(rate={rate})", grades) == pytest.approx(score(f"RBP(p={p!r})", grades), rel=1e-12)
-    rankings = rankings_from_grades([g or 0 for g in grades], judged=[g is not None for g in grades])
+    assert score(f"NPV(rate={rate})", **ranking) == pytest.approx(score(f"RBP(p={p!r})", **ranking), rel=1e-12)
+    rankings = rankings_from_grades(**ranking)
     npv, rbp = exact(model_for(f"NPV(rate={rate})"), rankings), exact(model_for(f"RBP(p={p!r})"), rankings)
     for key in ("rate", "total", "depth"):
         assert npv.values[key] == pytest.approx(rbp.values[key], rel=1e-12)
