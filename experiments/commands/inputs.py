@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-import sys
 
+from rpdi.experiments.overlap import check_overlap
 from rpdi.metrics.errors import InputError
 
 
@@ -56,34 +56,6 @@ def fitted_measures(path: str) -> list[str]:
         raise InputError(f"--measures-from {path}: none of its models is a metric's user (no fitted measure); "
                          f"fit one, e.g. rpdi fit LOGS -m RBP")
     return names
-
-
-def check_overlap(qrels, runs, topics: str, qrels_path: str, command: str) -> None:
-    """A run none of whose topics is in the qrels would be silently valued as empty rankings (0
-    for most measures): averaged over the qrels' topics that is a one-line warning on stderr
-    naming the run and the qrels; with ``topics="intersection"`` (the topics a run retrieved
-    for, and qrels has) there is nothing to average, an InputError (trec_eval too stops there:
-    "No queries with both results and relevance info")."""
-    judged = set(_topics(qrels))
-    for run in runs:
-        retrieved = _topics(run)
-        if not retrieved or judged.intersection(retrieved):
-            continue
-        shown = ", ".join(sorted(retrieved)[:3]) + (", ..." if len(retrieved) > 3 else "")
-        what = (f"run {run.name!r} ({run.source}) shares no topic with the qrels {qrels_path} (its "
-                f"{len(retrieved)} topic{'s' * (len(retrieved) != 1)}: {shown})")
-        if topics == "intersection":
-            raise InputError(f"{what}: averaged over the topics a run shares with the qrels (--topics "
-                             f"intersection) it has nothing to be evaluated on")
-        print(f"{command}: warning: {what}: its values are those of empty rankings", file=sys.stderr)
-
-
-def _topics(table) -> list[str]:
-    """The distinct topic ids of a Qrels or Run (its dictionary's entries in use)."""
-    import numpy as np
-
-    used = np.unique(np.asarray(table.topic.indices))
-    return table.topic.dictionary.take(used).to_pylist()
 
 
 def resolved_measures(texts: list[str]) -> list:
