@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rpdi.metrics.measures.cwl import CWL_DEPTH
+from rpdi.metrics.measures.cwl import CWL_DEPTH, depth_gains
 from rpdi.metrics.measures.registry import MAX_REL, MIN_REL, MeasureSpec, Param, register
 from rpdi.metrics.view import Score, View
 
@@ -41,8 +41,7 @@ def bpm_dynamic(v: View, T: float, K: float, hb: float, hc: float, gain_med: flo
     >>> score("BPM-Dynamic(T=1,K=10,hb=1,hc=1)", [0, 0, 1, 1, 1])  # T_2 = 0, so she stops at 3
     0.3333333333333333
     """
-    g = v.scaled(max_rel, min_rel)[..., :CWL_DEPTH]
-    g = np.pad(g, ((0, 0), (0, 0), (0, CWL_DEPTH - g.shape[-1])))
+    g = depth_gains(v, max_rel, min_rel)
     i = np.arange(1, CWL_DEPTH + 1)
     seen = np.cumsum(g, axis=-1)
     before = seen - g - gain_med * (i - 1)  # d_{i-1}

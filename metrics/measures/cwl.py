@@ -39,6 +39,20 @@ def cwl_continuation(name: str, i, g, seen, T: float = T_DEFAULT, p: float = NER
     return c
 
 
+def depth_gains(v: View, max_rel: float | None, min_rel: float = 0.0) -> np.ndarray:
+    """The gains r_i = (grade - min_rel)/(max_rel - min_rel) at ranks 1..1000 (cwl_eval's
+    max_depth), 0 below the ranking."""
+    g = v.scaled(max_rel, min_rel)[..., :CWL_DEPTH]
+    return np.pad(g, ((0, 0), (0, 0), (0, CWL_DEPTH - g.shape[-1])))
+
+
+def expected_rate(c: np.ndarray, g: np.ndarray) -> Score:
+    """C/W/L's expected rate of gain sum_i W_i r_i, W_i = V_i / sum_j V_j, V_1 = 1,
+    V_{i+1} = V_i C_i, from the continuations ``c`` and gains ``g`` at ranks 1..1000."""
+    reach = np.cumprod(np.concatenate([np.ones(c.shape[:-1] + (1,)), c[..., :-1]], axis=-1), axis=-1)
+    return Score((reach * g).sum(axis=-1) / reach.sum(axis=-1))
+
+
 def cwl_rate(v: View, family: str, max_rel: float | None, min_rel: float = 0.0, T: float = T_DEFAULT,
              p: float = NERR10_P, cutoff: int | None = None) -> Score:
     """C/W/L expected rate of gain EU = sum_i W_i r_i, W_i = V_i / sum_j V_j,
@@ -52,12 +66,9 @@ def cwl_rate(v: View, family: str, max_rel: float | None, min_rel: float = 0.0, 
     >>> round(score("NERR10(p=0.5)", [1, 0]), 4)  # C_1 = 0: one document read, gain 1
     1.0
     """
-    g = v.scaled(max_rel, min_rel)[..., :CWL_DEPTH]
-    g = np.pad(g, ((0, 0), (0, 0), (0, CWL_DEPTH - g.shape[-1])))
+    g = depth_gains(v, max_rel, min_rel)
     i = np.arange(1, CWL_DEPTH + 1)
-    c = cwl_continuation(family, i, g, np.cumsum(g, axis=-1), T=T, p=p, k=cutoff)
-    reach = np.cumprod(np.concatenate([np.ones(c.shape[:-1] + (1,)), c[..., :-1]], axis=-1), axis=-1)
-    return Score((reach * g).sum(axis=-1) / reach.sum(axis=-1))
+    return expected_rate(cwl_continuation(family, i, g, np.cumsum(g, axis=-1), T=T, p=p, k=cutoff), g)
 
 
 register(

@@ -4,7 +4,6 @@ value of the gains read (RBP with persistence 1/(1 + rate)), and SET, the user o
 
 from __future__ import annotations
 
-import numpy as np
 
 from rpdi.metrics.measures.rbp import rbp
 from rpdi.metrics.measures.registry import MAX_REL, MeasureSpec, Param, register

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from rpdi.metrics.measures.cwl import CWL_DEPTH
+from rpdi.metrics.measures.cwl import CWL_DEPTH, depth_gains, expected_rate
 from rpdi.metrics.measures.registry import MAX_REL, MeasureSpec, Param, register
 from rpdi.metrics.view import Score, View
 
@@ -56,14 +56,11 @@ def ift_rate(v: View, max_rel: float | None, T=None, b1=None, R1=None, A=None, b
     >>> round(score("IFT-C1(T=1,b1=1,R1=0)", [1, 0]), 4)  # C1 = 1/2 always: RBP(p=0.5)
     0.5
     """
-    g = v.scaled(max_rel)[..., :CWL_DEPTH]
-    g = np.pad(g, ((0, 0), (0, 0), (0, CWL_DEPTH - g.shape[-1])))
+    g = depth_gains(v, max_rel)
     i = np.arange(1, CWL_DEPTH + 1)
     goal = None if T is None else (T, b1, R1)
     rate = None if A is None else (A, b2, R2)
-    c = ift_continuation(i, np.cumsum(g, axis=-1), goal, rate)
-    reach = np.cumprod(np.concatenate([np.ones(c.shape[:-1] + (1,)), c[..., :-1]], axis=-1), axis=-1)
-    return Score((reach * g).sum(axis=-1) / reach.sum(axis=-1))
+    return expected_rate(ift_continuation(i, np.cumsum(g, axis=-1), goal, rate), g)
 
 
 register(

@@ -127,8 +127,8 @@ def test_a_run_sharing_no_topic_with_the_qrels_is_named(tmp_path, run_cli):
     status, out, err = run_cli(["eval", tmp_path / "q.txt", tmp_path / "r2.txt", "-m", "AP"])
     assert status == 0 and err == ""
     # a config's run is named too (rpdi run averages over the qrels' topics)
-    (tmp_path / "c.toml").write_text(f'[experiment]\nname = "c"\nusers = 10\n\n[data]\nqrels = "q.txt"\n'
-                                     f'runs = ["off.txt", "r.txt"]\n\n[[measures]]\nname = "AP"\n')
+    (tmp_path / "c.toml").write_text('[experiment]\nname = "c"\nusers = 10\n\n[data]\nqrels = "q.txt"\n'
+                                     'runs = ["off.txt", "r.txt"]\n\n[[measures]]\nname = "AP"\n')
     status, out, err = run_cli(["run", tmp_path / "c.toml", "--out", tmp_path / "out"])
     assert status == 0 and "rpdi run: warning: run 'off' " in err and "shares no topic with the qrels" in err, err
 
