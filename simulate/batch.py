@@ -12,8 +12,8 @@ from typing import Callable
 import numpy as np
 
 from rpdi.simulate import agents, vector
-from rpdi.simulate.estimators import Moments
-from rpdi.simulate.ranking import BLOCK, block_rng
+from rpdi.simulate.estimators import MixedMoments, Moments
+from rpdi.simulate.ranking import BLOCK, Mixed, block_rng, variant_rng
 
 BATCHES = {"vector": vector.batch, "agent": agents.batch}  # many rankings at once (yielded), the same sessions
 
@@ -34,30 +34,52 @@ def simulate_rankings(model, rankings: list, users: int, tasks: list, engine: st
     with ``target_stderr``, block b of every ranking still simulating is one batch; each
     ranking's Moments are the same as simulated alone. ``done()`` is called as each ranking is
     finished (a progress bar's tick)."""
-    moments = [Moments() for _ in rankings]
+    moments = [MixedMoments(len(r.variants)) if isinstance(r, Mixed) else Moments() for r in rankings]
+    inner = getattr(model, "inner", model)  # a mixture's users are the inner model's, per variant
     if target_stderr is None:  # a known number of blocks: all blocks of all rankings in one batch
         blocks = -(-users // BLOCK)
-        lanes = [(ranking, min(BLOCK, users - b * BLOCK), block_rng(task, b))
-                 for ranking, task in zip(rankings, tasks) for b in range(blocks)]
-        for lane, sessions in enumerate(BATCHES[engine](model, lanes)):
-            moments[lane // blocks].add(*sessions)
-            if done is not None and lane % blocks == blocks - 1:
+        owners, lanes = _lanes([(k, rankings[k], min(BLOCK, users - b * BLOCK), tasks[k], b)
+                                for k in range(len(rankings)) for b in range(blocks)])
+        left = [blocks] * len(rankings)  # blocks of each ranking not yet simulated
+        for (k, v, last), sessions in zip(owners, BATCHES[engine](inner, lanes)):
+            (moments[k] if v is None else moments[k].parts[v]).add(*sessions)
+            left[k] -= last
+            if done is not None and last and not left[k]:
                 done()
         return moments
     todo = list(range(len(rankings)))
     blocks = -(-max_users // BLOCK)
     for block in range(blocks):
         n = min(BLOCK, max_users - block * BLOCK)
-        lanes = [(rankings[k], n, block_rng(tasks[k], block)) for k in todo]
+        owners, lanes = _lanes([(k, rankings[k], n, tasks[k], block) for k in todo])
         last = block == blocks - 1
-        for k, sessions in zip(todo, BATCHES[engine](model, lanes)):
-            moments[k].add(*sessions)
-            if done is not None and (last or _precise(moments[k], model, target_stderr)):
+        for (k, v, end), sessions in zip(owners, BATCHES[engine](inner, lanes)):
+            (moments[k] if v is None else moments[k].parts[v]).add(*sessions)
+            if end and done is not None and (last or _precise(moments[k], model, target_stderr)):
                 done()
         todo = [k for k in todo if not _precise(moments[k], model, target_stderr)]
         if not todo:
             break
     return moments
+
+
+def _lanes(blocks: list) -> tuple[list, list]:
+    """The engine's lanes of blocks (k, ranking, users, task, block), and whose each lane is:
+    (k, variant or None, whether it is the block's last lane). A :class:`Mixed` ranking's block
+    draws each user's variant from the block's stream, then is one lane per variant drawn, on
+    the stream of (task, block, variant) (:mod:`usermodels.mixture`)."""
+    owners, lanes = [], []
+    for k, ranking, users, task, block in blocks:
+        if not isinstance(ranking, Mixed):
+            owners.append((k, None, True))
+            lanes.append((ranking, users, block_rng(task, block)))
+            continue
+        counts = ranking.counts(block_rng(task, block), users)
+        drawn = np.flatnonzero(counts)
+        for v in drawn:
+            owners.append((k, int(v), v == drawn[-1]))
+            lanes.append((ranking.variants[v], int(counts[v]), variant_rng(task, block, int(v))))
+    return owners, lanes
 
 
 def _precise(moments: Moments, model, target_stderr: float) -> bool:

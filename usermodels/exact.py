@@ -29,6 +29,7 @@ from rpdi.metrics.rankings import Rankings
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.view import Score, View
 from rpdi.usermodels.base import At, BrowsingModel
+from rpdi.usermodels.mixture import Mixture
 
 AGGREGATIONS = ("rate", "mean_rate", "total", "depth", "cost")
 
@@ -50,6 +51,8 @@ class Expectations:
     stop: np.ndarray
     never: np.ndarray
     ideal: np.ndarray | None = None  # (T,) the same expectation on each topic's ideal ranking
+    parts: tuple["Expectations", ...] = ()  # a mixture's: the inner model's on each variant
+    shares: np.ndarray | None = None  # a mixture's (S, T, V) probabilities of the variants
 
     @property
     def value(self) -> np.ndarray:
@@ -73,6 +76,8 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
     horizon = model.horizon if horizon is None else horizon
     if convention not in CONVENTIONS:
         raise InputError(f"convention must be one of {CONVENTIONS}, not {convention!r}")
+    if isinstance(model, Mixture):
+        return _mixed(model, rankings, convention, horizon, tol)
     view = View(rankings, model.k)
     S = view.grade.shape[0]
     tail_max = model.gains(np.full(view.grade.shape[:2] + (1,), view.max_grade), view)
@@ -100,6 +105,33 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
         ideal = ideal[model.aggregation][0]
     return Expectations(model, lower, upper, variance, both.reach[:S], both.stop[:S], both.never[:S],
                         ideal)
+
+
+def _mixed(model: Mixture, rankings: Rankings, convention, horizon, tol) -> Expectations:
+    """A mixture's expectations (:mod:`usermodels.mixture`): the inner model's on every variant,
+    weighted by the variants' shares; the per-user variance adds the spread between variants."""
+    variants, weights = model.variants(rankings)
+    parts = tuple(exact(model.inner, r, convention, horizon, tol) for r in variants)
+    p = model.shares(weights, np.stack([np.isfinite(x.value) for x in parts], -1))
+    used = p > 0
+    some = used.any(-1)
+
+    def mean(arrays):  # sum_v p_v x_v over the variants used; NaN where none is
+        x = np.where(used, np.stack(arrays, -1), 0.0)
+        return np.where(some, (p * x).sum(-1), np.nan)
+
+    values = {a: mean([x.values[a] for x in parts]) for a in parts[0].values}
+    upper = {a: mean([x.upper[a] for x in parts]) for a in parts[0].upper}
+    with np.errstate(invalid="ignore"):  # inf - inf where users never stop: masked where unused
+        variance = {a: mean([x.variance[a] + (x.values[a] - values[a]) ** 2 for x in parts])
+                    for a in parts[0].variance}
+    width = max(x.reach.shape[-1] for x in parts)
+    pad = lambda a: np.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, width - a.shape[-1])])  # noqa: E731
+    linear = lambda arrays: np.nan_to_num(mean(arrays))  # noqa: E731
+    reach = np.moveaxis(linear([np.moveaxis(pad(x.reach), -1, 0) for x in parts]), 0, -1)
+    stop = np.moveaxis(linear([np.moveaxis(pad(x.stop), -1, 0) for x in parts]), 0, -1)
+    return Expectations(model, values, upper, variance, reach, stop, linear([x.never for x in parts]),
+                        parts=parts, shares=p)
 
 
 @dataclass(frozen=True)

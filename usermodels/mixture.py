@@ -1,0 +1,75 @@
+"""Users who first draw which version of the ranking they meet: a mixture of gain variants.
+
+The mechanism's contract. A *variant* of a collection is the same runs' rankings read with other
+grades (one intent's judgments; later, one order of tied documents): a
+:class:`metrics.rankings.Rankings` with the same runs, topics and depth. A :class:`Mixture` gives,
+for a collection, its variants v = 1..V and their weights w_v >= 0 per (run, topic)
+(:meth:`Mixture.variants`). Its user draws a variant with probability proportional to w_v,
+once, at the start, and is then the ``inner`` model's user on that variant. So:
+
+* exact (:func:`usermodels.exact.exact`): every expectation is the weighted mean of the inner
+  model's on each variant, sum_v p_v E_v[.], with p_v = w_v / sum_u w_u over the variants on
+  which the inner user is defined (:meth:`Mixture.shares`; a variant where it is not, AP's with
+  nothing relevant, is left out; none defined: undefined). Normalised inner models (nDCG) are
+  normalised per variant, by the variant's own ideal ranking;
+* per-user variance: sum_v p_v (Var_v + (E_v - E)^2) for each aggregation, the variance of one
+  user's (linearised) outcome when its variant is drawn at random;
+* simulation (:mod:`simulate.batch`): each user of a block draws its variant with one uniform
+  from the block's stream, then the users of variant v are simulated on a stream of their own
+  keyed by (task, block, v): a ranking's sessions do not depend on how blocks are batched. The
+  estimate is sum_v (n_v / n) est_v over the n_v users who drew v (the realised shares, not the
+  weights: a simulation does not trust the weights the exact value uses);
+* the verdict: closed form vs exact as for any model, and per variant the simulated users'
+  deviations from that variant's exact value, pooled over the users (:mod:`simulate.sample`).
+
+Rate aggregations (E[G]/E[N]) are where a mixture must say which value it means. The value here
+is sum_v p_v E_v[G]/E_v[N], the mean over variants of each variant's rate: that is what
+X-IA's closed form is (Agrawal et al. 2009: the P(i|q)-weighted mean of X over intents), and
+``test_mixture`` checks it. The mixed population's own rate, sum_v p_v E_v[G] / sum_v p_v E_v[N],
+is another number wherever the variants' users read to different depths on average (INST, BPM,
+IFT: users who stop on what they find); for users whose stopping ignores the gains (P@k, RBP,
+SDCG) E_v[N] is the same for every variant and the two agree. For ``total`` and ``mean_rate`` the
+two readings are one (a mean of per-user outcomes is linear in the mixture).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rpdi.metrics.rankings import Rankings
+from rpdi.usermodels.base import BrowsingModel
+
+
+class Mixture(BrowsingModel):
+    """A user who draws a variant of the ranking, then reads it as ``inner``'s user.
+
+    Subclasses give :meth:`variants`. The aggregation, cutoff and horizon are the inner
+    model's; the value is not normalised again (each variant is, if the inner model is)."""
+
+    normalised = False
+
+    def __init__(self, inner: BrowsingModel, measure):
+        super().__init__(measure)
+        self.inner = inner
+        self.k = inner.k
+        self.aggregation = inner.aggregation
+        self.horizon = inner.horizon
+        self.halflife = inner.halflife
+        self.rule = f"draws {self.drawn} first, then: {inner.rule}"
+        self.citation = inner.citation
+
+    drawn = "a variant of the ranking"
+
+    def variants(self, rankings: Rankings) -> tuple[list[Rankings], np.ndarray]:
+        """The collection's variants and their weights, broadcastable to (S, T, V)."""
+        raise NotImplementedError
+
+    def shares(self, weights: np.ndarray, defined: np.ndarray) -> np.ndarray:
+        """(S, T, V) probabilities of the variants: the weights of the variants where the inner
+        user is defined (``defined``, (S, T, V)), divided by their sum (0 where none is)."""
+        w = np.where(defined, np.broadcast_to(weights, defined.shape), 0.0)
+        total = w.sum(-1, keepdims=True)
+        return np.where(total > 0, w / np.where(total > 0, total, 1.0), 0.0)
+
+    def step(self, state, at):
+        raise TypeError(f"{type(self).__name__}: a mixture steps through its inner model, per variant")
