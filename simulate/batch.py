@@ -36,26 +36,30 @@ def simulate_rankings(model, rankings: list, users: int, tasks: list, engine: st
     finished (a progress bar's tick)."""
     moments = [MixedMoments(len(r.variants)) if isinstance(r, Mixed) else Moments() for r in rankings]
     inner = getattr(model, "inner", model)  # a mixture's users are the inner model's, per variant
+
+    def run(blocks):
+        """Simulate blocks (k, users, block) and add their sessions; yields each ranking k whose
+        lanes of these blocks are all done."""
+        owners, lanes = _lanes([(k, rankings[k], n, tasks[k], b) for k, n, b in blocks], moments)
+        last = {k: j for j, (k, _) in enumerate(owners)}
+        yield from dict.fromkeys(k for k, _, _ in blocks if k not in last)  # all drew undefined variants
+        for j, ((k, v), sessions) in enumerate(zip(owners, BATCHES[engine](inner, lanes))):
+            (moments[k] if v is None else moments[k].parts[v]).add(*sessions)
+            if last[k] == j:
+                yield k
+
     if target_stderr is None:  # a known number of blocks: all blocks of all rankings in one batch
         blocks = -(-users // BLOCK)
-        owners, lanes = _lanes([(k, rankings[k], min(BLOCK, users - b * BLOCK), tasks[k], b)
-                                for k in range(len(rankings)) for b in range(blocks)])
-        left = [blocks] * len(rankings)  # blocks of each ranking not yet simulated
-        for (k, v, last), sessions in zip(owners, BATCHES[engine](inner, lanes)):
-            (moments[k] if v is None else moments[k].parts[v]).add(*sessions)
-            left[k] -= last
-            if done is not None and last and not left[k]:
+        for _ in run([(k, min(BLOCK, users - b * BLOCK), b) for k in range(len(rankings)) for b in range(blocks)]):
+            if done is not None:
                 done()
         return moments
     todo = list(range(len(rankings)))
     blocks = -(-max_users // BLOCK)
     for block in range(blocks):
         n = min(BLOCK, max_users - block * BLOCK)
-        owners, lanes = _lanes([(k, rankings[k], n, tasks[k], block) for k in todo])
-        last = block == blocks - 1
-        for (k, v, end), sessions in zip(owners, BATCHES[engine](inner, lanes)):
-            (moments[k] if v is None else moments[k].parts[v]).add(*sessions)
-            if end and done is not None and (last or _precise(moments[k], model, target_stderr)):
+        for k in run([(k, n, block) for k in todo]):
+            if done is not None and (block == blocks - 1 or _precise(moments[k], model, target_stderr)):
                 done()
         todo = [k for k in todo if not _precise(moments[k], model, target_stderr)]
         if not todo:
@@ -63,22 +67,25 @@ def simulate_rankings(model, rankings: list, users: int, tasks: list, engine: st
     return moments
 
 
-def _lanes(blocks: list) -> tuple[list, list]:
+def _lanes(blocks: list, moments: list) -> tuple[list, list]:
     """The engine's lanes of blocks (k, ranking, users, task, block), and whose each lane is:
-    (k, variant or None, whether it is the block's last lane). A :class:`Mixed` ranking's block
-    draws each user's variant from the block's stream, then is one lane per variant drawn, on
-    the stream of (task, block, variant) (:mod:`usermodels.mixture`)."""
+    (k, variant or None). A :class:`Mixed` ranking's block draws each user's variant from the
+    block's stream, then is one lane per variant drawn, on the stream of (task, block, variant)
+    (:mod:`usermodels.mixture`); the users who drew a variant where the inner user is undefined
+    read nothing (G = N = 0), added to ``moments`` at once."""
     owners, lanes = [], []
     for k, ranking, users, task, block in blocks:
         if not isinstance(ranking, Mixed):
-            owners.append((k, None, True))
+            owners.append((k, None))
             lanes.append((ranking, users, block_rng(task, block)))
             continue
         counts = ranking.counts(block_rng(task, block), users)
-        drawn = np.flatnonzero(counts)
-        for v in drawn:
-            owners.append((k, int(v), v == drawn[-1]))
-            lanes.append((ranking.variants[v], int(counts[v]), variant_rng(task, block, int(v))))
+        for v in np.flatnonzero(counts).tolist():
+            if not ranking.defined[v]:
+                moments[k].parts[v].add(*np.zeros((3, counts[v])))
+                continue
+            owners.append((k, v))
+            lanes.append((ranking.variants[v], int(counts[v]), variant_rng(task, block, v)))
     return owners, lanes
 
 

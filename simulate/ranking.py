@@ -56,6 +56,7 @@ class Mixed:
 
     variants: tuple[Ranking, ...]
     shares: np.ndarray
+    defined: np.ndarray  # (V,) bool: the inner user is defined on the variant (else it reads nothing)
 
     def counts(self, rng: np.random.Generator, users: int) -> np.ndarray:
         """How many of ``users`` users draw each variant: one uniform each from ``rng``, the
@@ -78,8 +79,8 @@ def rankings_for(model: BrowsingModel, view, convention: str, horizon: int | Non
         rows = [rankings_for(model.inner, View(r, model.k), convention, horizon) for r in variants]
         # the variants where the inner user is defined, as the exact evaluator finds them
         defined = np.stack([np.isfinite(exact(model.inner, r, convention, horizon).value) for r in variants], -1)
-        shares = model.shares(weights, defined)
-        return {key: Mixed(tuple(r[key] for r in rows), shares[key]) for key in rows[0]}
+        shares = model.shares(weights, defined.shape)
+        return {key: Mixed(tuple(r[key] for r in rows), shares[key], defined[key]) for key in rows[0]}
     gains = model.gains(view.grade, view)
     start = model.initial(view)
     seen = np.cumsum(gains, axis=-1)

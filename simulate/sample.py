@@ -103,10 +103,14 @@ def _mixed_stats(mom, model, ex, s: int, t: int, ranking) -> dict:
     for v, part in enumerate(mom.parts):
         if not part.users:
             continue
-        x = mean_stats(part, model.inner, ex.parts[v], s, t, ranking.variants[v])
+        if ranking.defined[v]:
+            x = mean_stats(part, model.inner, ex.parts[v], s, t, ranking.variants[v])
+        else:  # its users read nothing: Y = 0
+            x = {"estimate": 0.0, "dev": 0.0, "msd": 0.0, "up": 0.0, "low": 0.0, "slack": 0.0}
         if x.get("dev") is None:
             return out | {"dev": None}
-        shift, share = float(ex.parts[v].value[s, t]) - value, part.users / n
+        shift = (float(ex.parts[v].value[s, t]) if ranking.defined[v] else 0.0) - value
+        share = part.users / n
         out["estimate"] += share * x["estimate"]  # each variant's estimate (normalised by its ideal)
         dev += share * (shift + x["dev"])
         msd += share * (x["msd"] + 2 * shift * x["dev"] + shift ** 2)

@@ -112,22 +112,25 @@ def _mixed(model: Mixture, rankings: Rankings, convention, horizon, tol) -> Expe
     weighted by the variants' shares; the per-user variance adds the spread between variants."""
     variants, weights = model.variants(rankings)
     parts = tuple(exact(model.inner, r, convention, horizon, tol) for r in variants)
-    p = model.shares(weights, np.stack([np.isfinite(x.value) for x in parts], -1))
-    used = p > 0
-    some = used.any(-1)
+    p = model.shares(weights, parts[0].value.shape + (len(parts),))
+    some = (p > 0).any(-1)
 
-    def mean(arrays):  # sum_v p_v x_v over the variants used; NaN where none is
-        x = np.where(used, np.stack(arrays, -1), 0.0)
+    def mean(arrays):  # sum_v p_v x_v; NaN where no variant has a weight
+        x = np.where(p > 0, np.stack(arrays, -1), 0.0)
         return np.where(some, (p * x).sum(-1), np.nan)
 
-    values = {a: mean([x.values[a] for x in parts]) for a in parts[0].values}
-    upper = {a: mean([x.upper[a] for x in parts]) for a in parts[0].upper}
-    with np.errstate(invalid="ignore"):  # inf - inf where users never stop: masked where unused
-        variance = {a: mean([x.variance[a] + (x.values[a] - values[a]) ** 2 for x in parts])
-                    for a in parts[0].variance}
+    # a variant where the inner user is undefined counts 0: its users read nothing
+    ok = [np.isfinite(x.value) for x in parts]
+    part = lambda x, d, key: {a: np.where(d, v, 0.0) for a, v in getattr(x, key).items()}  # noqa: E731
+    values_v, upper_v, variance_v = ([part(x, d, key) for x, d in zip(parts, ok)] for key in ("values", "upper", "variance"))
+    values = {a: mean([v[a] for v in values_v]) for a in values_v[0]}
+    upper = {a: mean([v[a] for v in upper_v]) for a in upper_v[0]}
+    with np.errstate(invalid="ignore"):  # inf - inf where users never stop
+        variance = {a: mean([var[a] + (v[a] - values[a]) ** 2 for var, v in zip(variance_v, values_v)])
+                    for a in variance_v[0]}
     width = max(x.reach.shape[-1] for x in parts)
     pad = lambda a: np.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, width - a.shape[-1])])  # noqa: E731
-    linear = lambda arrays: np.nan_to_num(mean(arrays))  # noqa: E731
+    linear = lambda arrays: np.nan_to_num(mean([np.where(d, a, 0.0) for a, d in zip(arrays, ok)]))  # noqa: E731
     reach = np.moveaxis(linear([np.moveaxis(pad(x.reach), -1, 0) for x in parts]), 0, -1)
     stop = np.moveaxis(linear([np.moveaxis(pad(x.stop), -1, 0) for x in parts]), 0, -1)
     return Expectations(model, values, upper, variance, reach, stop, linear([x.never for x in parts]),

@@ -8,10 +8,11 @@ for a collection, its variants v = 1..V and their weights w_v >= 0 per (run, top
 once, at the start, and is then the ``inner`` model's user on that variant. So:
 
 * exact (:func:`usermodels.exact.exact`): every expectation is the weighted mean of the inner
-  model's on each variant, sum_v p_v E_v[.], with p_v = w_v / sum_u w_u over the variants on
-  which the inner user is defined (:meth:`Mixture.shares`; a variant where it is not, AP's with
-  nothing relevant, is left out; none defined: undefined). Normalised inner models (nDCG) are
-  normalised per variant, by the variant's own ideal ranking;
+  model's on each variant, sum_v p_v E_v[.], with p_v = w_v / sum_u w_u (:meth:`Mixture.shares`;
+  all weights 0: undefined). A variant on which the inner user is undefined (AP's with nothing
+  relevant) counts 0: its users read nothing and gain nothing (as X-IA's closed form counts an
+  undefined X_i). Normalised inner models (nDCG) are normalised per variant, by the variant's
+  own ideal ranking;
 * per-user variance: sum_v p_v (Var_v + (E_v - E)^2) for each aggregation, the variance of one
   user's (linearised) outcome when its variant is drawn at random;
 * simulation (:mod:`simulate.batch`): each user of a block draws its variant with one uniform
@@ -64,10 +65,10 @@ class Mixture(BrowsingModel):
         """The collection's variants and their weights, broadcastable to (S, T, V)."""
         raise NotImplementedError
 
-    def shares(self, weights: np.ndarray, defined: np.ndarray) -> np.ndarray:
-        """(S, T, V) probabilities of the variants: the weights of the variants where the inner
-        user is defined (``defined``, (S, T, V)), divided by their sum (0 where none is)."""
-        w = np.where(defined, np.broadcast_to(weights, defined.shape), 0.0)
+    def shares(self, weights: np.ndarray, shape: tuple) -> np.ndarray:
+        """(S, T, V) = ``shape`` probabilities of the variants: the weights divided by their sum
+        (0 where all are 0: the mixture is undefined there)."""
+        w = np.broadcast_to(weights, shape)
         total = w.sum(-1, keepdims=True)
         return np.where(total > 0, w / np.where(total > 0, total, 1.0), 0.0)
 
