@@ -330,12 +330,8 @@ def _ratio(a, b):
 
 
 def _ideal_propagation(model, rankings: Rankings, convention, horizon, tol) -> dict[str, np.ndarray]:
-    """The model's expectations on each topic's ideal ranking (all judged grades, best first)."""
-    ideal = rankings.ideal
-    ideal_rankings = Rankings.of_grades(ideal[None], ideal, rankings.n_judged, rankings.max_grade,
-                                        length=rankings.n_judged[None].copy(), runs=("ideal",),
-                                        topics=rankings.topics)
-    view = View(ideal_rankings, model.k)
+    """The model's expectations on each topic's ideal ranking (:meth:`BrowsingModel.ideal_rankings`)."""
+    view = View(model.ideal_rankings(rankings), model.k)
     gains = model.gains(view.grade, view)
     return _propagate(model, model.initial(view), model.state_values(view), gains,
                       np.zeros(gains.shape[:-1] + (1,)), view.length, convention, horizon, tol).values

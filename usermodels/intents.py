@@ -1,0 +1,67 @@
+"""X-IA: any single-intent user who first draws an intent (Agrawal, Gollapudi, Halverson & Ieong,
+WSDM 2009).
+
+A query has intents i (the subtopics of diversity qrels) with probabilities P(i|q) (a file's, or
+uniform over the subtopics with a relevant document). The intent-aware user of a browsing model
+X draws i ~ P(i|q) at the start, then is X's user reading the ranking with intent i's grades:
+a :class:`usermodels.mixture.Mixture` whose variants are the intents. Its expectation is
+sum_i P(i|q) X_i, X_i the exact expectation of X's user on intent i's grades, which is X-IA's
+closed form for every X (ERR-IA, P-IA, MAP-IA from AP, RBP-IA, INST-IA, a model of one's own).
+Where X's aggregation is a rate (E[G]/E[N]: P, RBP, INST, ...), the value is the mean over
+intents of each intent's rate, not the mixed population's E[G]/E[N] (see
+:mod:`usermodels.mixture`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from rpdi.metrics.rankings import Rankings
+from rpdi.usermodels.base import Declared
+from rpdi.usermodels.mixture import Mixture
+from rpdi.usermodels.novelty import intents_of
+
+
+class IntentAware(Mixture):
+    """Draws an intent i with probability P(i|q), then reads as ``inner``'s user with intent i's
+    grades. ``IntentAware(model_for("RBP(p=0.8)"))`` is RBP-IA(p=0.8)'s user.
+
+    An inner model's declared difference from its closed form carries over where it is a
+    factor of the ranking's depth alone (RBP's horizon): the same for every intent, so for their
+    mean; a difference that depends on the gains (TBG's reading times) does not mix so, and is
+    checked against the first intent's ranking.
+    """
+
+    drawn = "an intent i with probability P(i|q)"
+
+    def __init__(self, inner, measure=None):
+        super().__init__(inner, measure if measure is not None else intent_aware_measure(inner.measure))
+        if inner.declared is not None:
+            d = inner.declared
+            self.declared = Declared(d.why, d.relation,
+                                     lambda closed, model, ranking: d.expected(closed, inner, ranking.variants[0]))
+
+    def variants(self, rankings: Rankings) -> tuple[list[Rankings], np.ndarray]:
+        """One variant per intent slot i: every topic's i-th subtopic's grades (a topic with fewer
+        subtopics has weight 0 there); the weights P(i|q), (1, T, I)."""
+        intents = intents_of(rankings, self.measure.text)
+        per = intents.per_intent(rankings)
+        T, I = len(rankings.topics), intents.I
+        variants = [_topics(per, np.arange(T) * I + i) for i in range(I)]
+        return variants, intents.probabilities(self.inner.measure.params.get("rel"))[None]
+
+
+def _topics(rankings: Rankings, index: np.ndarray) -> Rankings:
+    """The rankings of the topics ``index`` only, in that order."""
+    pick = lambda a: None if a is None else a[:, index]  # noqa: E731
+    return replace(rankings, topics=rankings.topics[index], grade=pick(rankings.grade), judged=pick(rankings.judged),
+                   doc=pick(rankings.doc), length=pick(rankings.length), present=pick(rankings.present),
+                   ideal=rankings.ideal[index], n_judged=rankings.n_judged[index], words=pick(rankings.words),
+                   pooled=pick(rankings.pooled))
+
+
+def intent_aware_measure(measure):
+    """The measure ``X-IA`` of a measure X (its parameters and cutoff)."""
+    raise NotImplementedError
