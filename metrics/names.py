@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.ir_measures_names import DIFFERENCES, ir_measures_text, translate
-from rpdi.metrics.measures.registry import MEASURES, Measure, parse_declared, split_name
+from rpdi.metrics.measures.registry import MEASURES, Measure, intent_aware_spec, parse_declared, split_name
 from rpdi.metrics.trec_names import suggest_name, trec_lines
 
 
@@ -38,7 +38,8 @@ def parse_measure(text) -> Measure:
                          f"({DIFFERENCES[head].pending})")
     name = split_name(text)[0]
     rpdi_text = translate(text)
-    if split_name(rpdi_text)[0] in MEASURES:
+    rpdi_name = split_name(rpdi_text)[0]
+    if rpdi_name in MEASURES or intent_aware_spec(rpdi_name, MEASURES):
         return replace(parse_declared(rpdi_text), text=text)
     lines = trec_lines(text, strict=False)
     if lines is not None and len(lines) == 1 and lines[0].measure is not None:
