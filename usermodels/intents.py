@@ -18,6 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from rpdi.metrics.measures.registry import IA_SUFFIX, Measure, intent_aware_spec
 from rpdi.metrics.rankings import Rankings
 from rpdi.usermodels.base import Declared
 from rpdi.usermodels.mixture import Mixture
@@ -28,10 +29,12 @@ class IntentAware(Mixture):
     """Draws an intent i with probability P(i|q), then reads as ``inner``'s user with intent i's
     grades. ``IntentAware(model_for("RBP(p=0.8)"))`` is RBP-IA(p=0.8)'s user.
 
-    An inner model's declared difference from its closed form carries over where it is a
-    factor of the ranking's depth alone (RBP's horizon): the same for every intent, so for their
-    mean; a difference that depends on the gains (TBG's reading times) does not mix so, and is
-    checked against the first intent's ranking.
+    An inner model's declared difference from its closed form is mixed as the values are: the
+    expected exact value is sum_i P(i|q) d_i, d_i the inner model's expected value on intent i's
+    ranking given the closed form. That is right where d_i is the closed form's X_i plus what the
+    inner declaration adds on intent i (U's start-versus-end weights), or an exact formula of its
+    own (TBG's random reading times), or a factor of the depth alone (RBP's horizon): the
+    declarations rpdi has.
     """
 
     drawn = "an intent i with probability P(i|q)"
@@ -40,8 +43,9 @@ class IntentAware(Mixture):
         super().__init__(inner, measure if measure is not None else intent_aware_measure(inner.measure))
         if inner.declared is not None:
             d = inner.declared
-            self.declared = Declared(d.why, d.relation,
-                                     lambda closed, model, ranking: d.expected(closed, inner, ranking.variants[0]))
+            self.declared = Declared(d.why, f"per intent, {d.relation}", lambda closed, model, ranking: sum(
+                p * d.expected(closed, inner, r) for p, r, ok in zip(ranking.shares, ranking.variants, ranking.defined)
+                if ok and p > 0))
 
     def variants(self, rankings: Rankings) -> tuple[list[Rankings], np.ndarray]:
         """One variant per intent slot i: every topic's i-th subtopic's grades (a topic with fewer
@@ -62,6 +66,16 @@ def _topics(rankings: Rankings, index: np.ndarray) -> Rankings:
                    pooled=pick(rankings.pooled))
 
 
-def intent_aware_measure(measure):
-    """The measure ``X-IA`` of a measure X (its parameters and cutoff)."""
-    raise NotImplementedError
+def intent_aware_measure(measure: Measure) -> Measure:
+    """The measure ``X-IA`` of a measure X, with X's parameters and cutoff (a model of one's own's
+    too: ``two_strikes.py:TwoStrikes-IA(n=2)``).
+
+    >>> from rpdi.metrics.names import parse_measure
+    >>> intent_aware_measure(parse_measure("RBP(p=0.9)@10")).text
+    'RBP-IA(p=0.9)@10'
+    """
+    name = measure.spec.name
+    head, sep, tail = measure.text.partition(name)
+    text = head + name + IA_SUFFIX + tail if sep else measure.text + IA_SUFFIX
+    spec = intent_aware_spec(name + IA_SUFFIX, {name: measure.spec})
+    return Measure(text, spec, dict(measure.params), measure.cutoff, measure.integer_grades)
