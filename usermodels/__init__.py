@@ -18,10 +18,10 @@ from rpdi.usermodels.cwl import INSQ, INST, NERR8, NERR9, NERR10, NERR11
 from rpdi.usermodels.err import ERR
 from rpdi.usermodels.exact import AGGREGATIONS, ExactValue, Expectations, exact
 from rpdi.usermodels.hit import HIT, Success
-from rpdi.usermodels.intents import IntentAware
+from rpdi.usermodels.intents import NDEVAL_USERS, IntentAware
 from rpdi.usermodels.ift import IFTGoal, IFTGoalRate, IFTRate
 from rpdi.usermodels.logdiscount import DCG, NDCG, SDCG
-from rpdi.usermodels.novelty import NNRBP, AlphaNDCG
+from rpdi.usermodels.novelty import NNRBP, NRBP, AlphaDCG, AlphaNDCG
 from rpdi.usermodels.npv import NPV
 from rpdi.usermodels.plugin import is_plugin, load_plugin
 from rpdi.usermodels.population import BetaRBP
@@ -38,7 +38,7 @@ from rpdi.usermodels.umeasure import UMeasure
 MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [
     Precision, ReciprocalRank, RobertsonAP, RBP, ERR, SDCG, DCG, NDCG, HIT, Success, RR2,
     CautiousRR, RBP2, INST, INSQ, NERR8, NERR9, NERR10, NERR11, TBG, BetaRBP, BPM, BPMDynamic,
-    IFTGoal, IFTRate, IFTGoalRate, UMeasure, NPV, SET, AlphaNDCG, NNRBP,
+    IFTGoal, IFTRate, IFTGoalRate, UMeasure, NPV, SET, AlphaDCG, AlphaNDCG, NRBP, NNRBP,
 ]}
 
 
@@ -57,6 +57,8 @@ def model_for(measure, base: str | None = None) -> BrowsingModel:
     base = intent_aware_base(m)
     if base is not None:  # X-IA: X's user, having drawn an intent
         return IntentAware(model_for(base), m)
+    if m.spec.name in NDEVAL_USERS:
+        return NDEVAL_USERS[m.spec.name](m)
     if m.params.get("judged_only"):
         raise InputError(f"measure {m.text!r}: judged_only reads another ranking than the user's; "
                          f"it can be evaluated (rpdi eval) but not simulated")

@@ -22,7 +22,8 @@ from rpdi.metrics.measures.registry import IA_SUFFIX, Measure, intent_aware_spec
 from rpdi.metrics.rankings import Rankings
 from rpdi.usermodels.base import Declared
 from rpdi.usermodels.mixture import Mixture
-from rpdi.usermodels.novelty import intents_of
+from rpdi.usermodels.err import ERR
+from rpdi.usermodels.novelty import GivenGains, intents_of
 
 
 class IntentAware(Mixture):
@@ -79,3 +80,41 @@ def intent_aware_measure(measure: Measure) -> Measure:
     text = head + name + IA_SUFFIX + tail if sep else measure.text + IA_SUFFIX
     spec = intent_aware_spec(name + IA_SUFFIX, {name: measure.spec})
     return Measure(text, spec, dict(measure.params), measure.cutoff, measure.integer_grades)
+
+
+class NdevalCascade(ERR):
+    """ERR's cascade user as ndeval scores ERR-IA: satisfied, and stopping, with probability alpha
+    at each document relevant (grade >= rel) to its intent, else reading on, up to rank k; E[G/N]
+    = sum_r alpha (1 - alpha)^c_r b_r / r, divided by the same on a ranking relevant at every
+    rank (ndeval's "collection independent" normalisation; alpha cancels)."""
+
+    measure_name = "ERR-IA"
+    normalised = True
+    oracle = None
+
+    def gains(self, grade, view):
+        if isinstance(view.rankings, GivenGains):
+            return grade
+        return self.alpha * (grade >= self.rel)
+
+    def ideal_rankings(self, rankings):
+        T, k = len(rankings.topics), self.k or rankings.depth
+        return GivenGains.of_grades(np.full((1, T, k), self.alpha), np.zeros((T, 1)), np.zeros(T, np.int64), 1.0,
+                                    runs=("ideal",), topics=rankings.topics)
+
+
+def _inner(name: str):
+    """An ndeval intent-aware measure's user: the intent-aware user of ``name`` formatted with the
+    measure's ``rel`` and cutoff (P-IA@k: P(rel=..)@k's, MAP-IA: AP(rel=..)'s)."""
+    def user(measure: Measure) -> IntentAware:
+        from rpdi.metrics.names import parse_measure
+        from rpdi.usermodels import model_for
+
+        cutoff = "" if measure.cutoff is None else f"@{measure.cutoff}"
+        return IntentAware(model_for(parse_measure(f"{name}(rel={measure.params['rel']!r}){cutoff}")), measure)
+    return user
+
+
+# ndeval's intent-aware measures, declared by metrics under their own names: their users
+NDEVAL_USERS = {"P-IA": _inner("P"), "MAP-IA": _inner("AP"),
+                "ERR-IA": lambda measure: IntentAware(NdevalCascade(measure), measure)}
