@@ -140,8 +140,9 @@ class Intents:
     topic; padding has ``mask`` False).
 
     ``rows`` (T, M, I) are the grades of the topic's M judged documents (``row_doc`` their
-    document codes, -1 padding; ``n_rows`` their number), in document code order; a document
-    judged for some subtopics of a topic has grade 0 for its other subtopics.
+    document codes, -1 padding; ``n_rows`` their number; ``row_rank`` their docnos' rank in
+    byte order), in document code order; a document judged for some subtopics of a topic has
+    grade 0 for its other subtopics.
     """
 
     topics: np.ndarray  # (T,) str
@@ -150,6 +151,7 @@ class Intents:
     rows: np.ndarray  # (T, M, I) float64 grade of each judged document for each subtopic
     row_doc: np.ndarray  # (T, M) int64 document code of each row; -1 padding
     n_rows: np.ndarray  # (T,) int64
+    row_rank: np.ndarray  # (T, M) int64 rank of each row's docno in byte order (ndeval's ties); -1 padding
     given: np.ndarray | None = None  # (T, I) P(i|q) from a file; None: uniform (see probabilities)
     _cache: dict = field(default_factory=dict, repr=False)
 
@@ -193,9 +195,13 @@ class Intents:
         rows[row_topic[row_of], slot[row_of], column[t_code, s_code]] = qrels.grade
         row_doc = np.full((T, M), -1, dtype=np.int64)
         row_doc[row_topic, slot] = row_key % n_docs
+        names = qrels.docno.dictionary.to_pylist()
+        byte_rank = np.empty(len(names), dtype=np.int64)
+        byte_rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))  # code point = UTF-8 order
+        row_rank = np.where(row_doc >= 0, byte_rank[np.maximum(row_doc, 0)] if len(names) else -1, -1)
         given = None if intents is None else _given(intents, topics, subtopics, mask)
         return cls(topics=topics, subtopics=subtopics, mask=mask, rows=rows, row_doc=row_doc, n_rows=n_rows,
-                   given=given)
+                   row_rank=row_rank, given=given)
 
     def grades(self, doc: np.ndarray) -> np.ndarray:
         """(S, T, D, I) every subtopic's grade of the documents ``doc`` (S, T, D) (a rankings'
