@@ -34,6 +34,16 @@ def test_intent_aware_users_agree(collection):
         assert abs(r["estimate"] - r["exact"]) <= 5 * r["stderr"] + 1e-12
 
 
+@pytest.mark.parametrize("uneven", [False, True])
+def test_ndevals_users_agree(collection, uneven):
+    """alpha-nDCG's, ERR-IA's, NRBP's, ... users: closed form (ndeval's), exact and simulated agree."""
+    qrels, runs, intents = collection
+    measures = ["alpha-nDCG@10", "alpha-DCG@20", "NRBP", "nNRBP", "ERR-IA@20", "P-IA@10", "MAP-IA"]
+    _, v = simulate(qrels, runs, measures, users=2000, seed=5, with_verdict=True, intents=intents if uneven else None)
+    assert v.status == 0, [c.text() for c in v.failures]
+    assert v.counts["closed_vs_exact"] == 7 * 3 * 10
+
+
 def test_agent_engine_agrees(collection):
     qrels, runs, intents = collection
     _, v = simulate(qrels, runs[:1], ["ERR-IA@10", "P-IA@5"], users=300, seed=2, engine="agent",
