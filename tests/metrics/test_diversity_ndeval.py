@@ -188,8 +188,8 @@ def test_the_greedy_ideal_is_ndevals_and_never_above_the_true_ideal(alpha):
         qrels = {"1": {str(i + 1): {d: int(b[j, i]) for j, d in enumerate(docs)} for i in range(n_sub)}}
         run = {"1": {d: float(m - j) for j, d in enumerate(docs)}}  # the documents in order d0, d1, ...
         for k in range(2, m + 1):
-            ours = {r["measure"]: r["value"]
-                    for r in evaluate(qrels, {"s": run}, [f"alpha-DCG(alpha={alpha})@{k}", f"alpha-nDCG(alpha={alpha})@{k}"])}
+            names = [f"alpha-DCG(alpha={alpha})@{k}", f"alpha-nDCG(alpha={alpha})@{k}"]
+            ours = {r["measure"]: r["value"] for r in evaluate(qrels, {"s": run}, names)}
             theirs = pyndeval_values(qrels, run, [f"alpha-DCG@{k}", f"alpha-nDCG@{k}"], alpha, 0.5)["1"]
             dcg = ours[f"alpha-DCG(alpha={alpha})@{k}"]
             if dcg == 0:
