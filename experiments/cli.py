@@ -83,6 +83,11 @@ def _eval_parser(sub, common) -> None:
                         "trec_eval-named measures (default 1)")
     p.add_argument("-N", dest="num_docs", type=float, default=0.0, metavar="N",
                    help="trec_eval -N: documents in the collection (for utility's d parameter)")
+    p.add_argument("--intents", metavar="FILE",
+                   help="intent probabilities P(i|q), 'topic subtopic probability' lines, for the diversity "
+                        "measures (alpha-nDCG@20, ERR-IA@20, ..., any X-IA), whose qrels are read as "
+                        "'topic subtopic docno judgment' (default: a topic's subtopics with a relevant "
+                        "document equally likely, as ndeval)")
 
 
 def _simulate_parser(sub, common) -> None:

@@ -22,9 +22,12 @@ from rpdi.metrics.view import Score, View
 
 
 def load_qrels(qrels) -> Qrels:
-    """A path (``-``: standard input), a :class:`Qrels`, or ``{topic: {docno: grade}}``."""
+    """A path (``-``: standard input), a :class:`Qrels`, ``{topic: {docno: grade}}``, or
+    :class:`~metrics.diversity.DiversityQrels` (each document's largest grade over the subtopics)."""
     if isinstance(qrels, Qrels):
         return qrels
+    if isinstance(qrels, DiversityQrels):
+        return qrels.topic_qrels()
     if isinstance(qrels, Mapping):
         return qrels_from_dict(qrels)
     return read_qrels(qrels)

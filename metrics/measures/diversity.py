@@ -234,9 +234,10 @@ def nnrbp(v: View, alpha: float, beta: float, rel: float) -> Score:
 
 
 def map_ia(v: View, rel: float) -> Score:
-    """MAP-IA = sum_i w_i AP_i, AP_i = (1/R_i) sum_r b_ri (c_ri + 1)/r, R_i the documents judged
-    relevant to intent i; over the whole ranking. An intent with R_i = 0 (given a probability
-    by an intents file) adds 0.
+    """MAP-IA = sum_i w_i AP_i, AP_i = (1/R_i) sum_r b_ri (c_ri + 1)/r over the whole ranking.
+
+    R_i is the number of documents judged relevant to intent i; an intent with R_i = 0 (given a
+    probability by an intents file) adds 0.
 
     User: draws an intent, then is Robertson's AP user for it (reads to the s-th relevant
     document, s ~ U{1..R_i}, and reports the precision there). Reference: Agrawal, Gollapudi,
@@ -272,8 +273,9 @@ def p_ia(v: View, rel: float) -> Score:
 
 
 def subtopic_recall(v: View, rel: float) -> Score:
-    """strec@k = sum_i w_i [some document in the top k is relevant to intent i]: with ndeval's
-    uniform intents, the fraction of the subtopics covered by the top k.
+    """strec@k = sum_i w_i [some document in the top k is relevant to intent i].
+
+    With ndeval's uniform intents, the fraction of the subtopics covered by the top k.
 
     User: draws an intent, reads k documents, and is satisfied if one of them serves it.
     Reference: Zhai, Cohen & Lafferty (SIGIR 2003), subtopic retrieval; ndeval.

@@ -304,7 +304,8 @@ def test_diversity_names_equal_ir_measures(seed):
     iteration column: subtopics, documents relevant to none, unjudged documents, a topic with
     nothing relevant (ndeval's nNRBP there is nan: rpdi reports an undefined value as 0)."""
     qrels, runs = _diversity_collection(seed)
-    lines = [ir_measures.Qrel(t, d, g, s) for t, per in qrels.items() for s, docs in per.items() for d, g in docs.items()]
+    lines = [ir_measures.Qrel(t, d, g, s) for t, per in qrels.items() for s, docs in per.items()
+             for d, g in docs.items()]
     lines.sort(key=lambda q: int(q.iteration))  # pyndeval numbers subtopics by first appearance: keep ndeval's order
     cases = _tested(diversity=True)
     bad, compared = [], 0
