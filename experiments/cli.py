@@ -83,6 +83,11 @@ def _eval_parser(sub, common) -> None:
                         "trec_eval-named measures (default 1)")
     p.add_argument("-N", dest="num_docs", type=float, default=0.0, metavar="N",
                    help="trec_eval -N: documents in the collection (for utility's d parameter)")
+    _intents_option(p)
+
+
+def _intents_option(p) -> None:
+    """``--intents FILE``, for the commands that read diversity measures (eval, simulate, compare)."""
     p.add_argument("--intents", metavar="FILE",
                    help="intent probabilities P(i|q), 'topic subtopic probability' lines, for the diversity "
                         "measures (alpha-nDCG@20, ERR-IA@20, ..., any X-IA), whose qrels are read as "
@@ -109,6 +114,7 @@ def _simulate_parser(sub, common) -> None:
     p.add_argument("--alpha", type=float, default=0.01,
                    help="family-wise error rate of the verdict (exit 0 agree, 1 disagree, 2 bad input)")
     p.add_argument("--format", choices=FORMATS, default="table")
+    _intents_option(p)
 
 
 def _compare_parser(sub, common) -> None:
@@ -138,8 +144,10 @@ def _compare_parser(sub, common) -> None:
                    help="simulate even when the estimated work exceeds the limit (see rpdi simulate --force)")
     p.add_argument("--convention", choices=CONVENTIONS, default="unknown",
                    help="what a user meets beyond the ranking (for --users)")
-    p.add_argument("--plots", metavar="DIR", help="write forest.png (and asl.png) into DIR")
+    p.add_argument("--plots", metavar="DIR",
+                   help="write forest.png (and asl.png; intents.png with --users and an intent-aware measure) into DIR")
     p.add_argument("--format", choices=FORMATS, default="table")
+    _intents_option(p)
 
 
 def _run_parser(sub) -> None:

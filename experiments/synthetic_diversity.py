@@ -34,7 +34,8 @@ def synthetic_diversity(topics: int = 20, depth: int = 20, seed: int = 1, focus:
     for t in range(topics):
         topic = f"{t + 1:02d}"
         n_int = int(rng.integers(1, 5))
-        prob = np.sort(rng.dirichlet(np.full(n_int, 0.8)))[::-1]
+        prob = np.maximum(np.round(np.sort(rng.dirichlet(np.full(n_int, 0.8)))[::-1], 3), 0.001)
+        prob[0] = round(1 - prob[1:].sum(), 3)  # three decimals summing to 1, as a file writes them
         rel = (rng.random((candidates, n_int)) < 0.12) * rng.integers(1, 3, (candidates, n_int))
         judged = rng.random(candidates) >= unjudged
         judged |= rel.any(1)  # every relevant document found by the assessors

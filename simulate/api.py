@@ -16,11 +16,11 @@ from rpdi.simulate.verdict import ALPHA, verdict
 from rpdi.usermodels import BrowsingModel, model_for
 
 
-def collection_rankings(qrels, runs, topics: str, models, intents=None):
-    """(qrels, runs, rankings) read for ``models``: diversity qrels and rankings with their
-    subtopics (:func:`metrics.diversity.diversity_rankings`) when some model reads intents
-    (alpha-nDCG's user, X-IA's), else plain ones; ``intents`` only with those."""
-    if not any(m.measure.spec.intents for m in models):
+def collection_rankings(qrels, runs, topics: str, diversity: bool, intents=None):
+    """(qrels, runs, rankings): with ``diversity`` diversity qrels and rankings with their
+    subtopics and ``intents``' P(i|q) (:func:`metrics.diversity.diversity_rankings`), as the
+    users of alpha-nDCG and X-IA read them; else plain ones (``intents`` then refused)."""
+    if not diversity:
         if intents is not None:
             raise InputError("intents: given, but no diversity or intent-aware measure (X-IA) reads them")
         qrels, runs = load_qrels(qrels), load_runs(runs)
@@ -53,7 +53,8 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
     if not 0 < alpha < 1:
         raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
     models = [model_for(m) for m in measures]
-    qrels, runs, rankings = collection_rankings(qrels, runs, topics, models, intents)
+    diversity = any(m.measure.spec.intents for m in models)
+    qrels, runs, rankings = collection_rankings(qrels, runs, topics, diversity, intents)
     records, expectations, cells = three_way(
         rankings, models, users=users, seed=seed, engine=engine, per_topic=per_topic, convention=convention,
         target_stderr=target_stderr, max_users=max_users, progress=progress, force=force)
