@@ -60,3 +60,30 @@ def synthetic_diversity(topics: int = 20, depth: int = 20, seed: int = 1, focus:
                                   np.array([r[1] for r in p_rows], dtype=object),
                                   np.array([r[2] for r in p_rows]), "<synthetic intents>")
     return qrels, runs, intents
+
+
+def write_diversity(directory, qrels: DiversityQrels, runs: list[Run], intents: IntentProbabilities) -> dict:
+    """Write the collection as files into ``directory``: ``div.qrels`` (``topic subtopic docno
+    judgment``), ``intents.txt`` (``topic subtopic probability``) and ``NAME.run`` per run (TREC
+    run lines, scores to two decimals); returns {"qrels", "intents", "runs": [paths]}."""
+    import os
+
+    def write(name, lines):
+        path = os.path.join(directory, name)
+        with open(path, "w") as f:
+            f.writelines(lines)
+        return path
+
+    grades = qrels.grade.tolist()
+    out = {"qrels": write("div.qrels", [f"{t} {s} {d} {g:g}\n" for t, s, d, g in zip(
+               qrels.topic.to_pylist(), qrels.subtopic.to_pylist(), qrels.docno.to_pylist(), grades)]),
+           "intents": write("intents.txt", [f"{t} {s} {p:g}\n" for t, s, p in zip(
+               intents.topic.tolist(), intents.subtopic.tolist(), intents.probability.tolist())]),
+           "runs": []}
+    for run in runs:
+        topics, docs = run.topic.to_pylist(), run.docno.to_pylist()
+        first = {t: j for j, t in reversed(list(enumerate(topics)))}  # a topic's lines are together, best first
+        rank = [j - first[t] + 1 for j, t in enumerate(topics)]
+        out["runs"].append(write(f"{run.name}.run", [f"{t} Q0 {d} {r} {x:.2f} {run.name}\n" for t, d, r, x in zip(
+            topics, docs, rank, run.score.tolist())]))
+    return out

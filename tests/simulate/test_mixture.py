@@ -79,3 +79,16 @@ def test_unnormalised_probabilities_are_caught(collection, monkeypatch):
     assert v.status == 1
     assert any(isinstance(c, Mean) for c in v.failures)
     assert any(isinstance(c, ClosedVsExact) for c in v.failures)
+
+
+def test_rpdi_simulate_reads_diversity_qrels_and_intents(collection, tmp_path, run_cli):
+    from rpdi.experiments.synthetic_diversity import write_diversity
+
+    paths = write_diversity(tmp_path, *collection)
+    status, out, err = run_cli(["simulate", paths["qrels"], *paths["runs"], "-m", "alpha-nDCG@10", "-m", "ERR-IA@20",
+                                "--intents", paths["intents"], "--users", "1000"])
+    assert status == 0, err
+    assert "verdict: AGREE" in out and "alpha-nDCG@10" in out
+    status, _, err = run_cli(["simulate", paths["qrels"], *paths["runs"], "-m", "RBP-IA", "--intents",
+                              tmp_path / "missing.txt", "--users", "0"])
+    assert status == 2 and "missing.txt" in err
