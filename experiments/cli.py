@@ -214,6 +214,10 @@ def _explain_parser(sub) -> None:
                         "with - as --ranking=-$-$ (default: the RBP paper's example, Moffat & Zobel "
                         "2008, Table II: %(default)s)")
     p.add_argument("--depth", type=int, metavar="N", help="ranks shown (default: the ranking's length)")
+    p.add_argument("--intents", metavar="P",
+                   help="for a diversity measure (alpha-nDCG@10, ERR-IA@10, any X-IA), whose --ranking gives per "
+                        "document the intents it serves (ab,a,-,c,?): P(i|q) as a=0.6,b=0.4 or a file of "
+                        "'q subtopic probability' lines (default: the intents equally likely)")
     p.add_argument("--plot", metavar="FILE", help="also plot C, W and L against the rank (.png or .svg)")
     p.add_argument("--format", choices=["table", "json"], default="table")
     _digits_argument(p)

@@ -56,10 +56,9 @@ class Mixture(BrowsingModel):
         self.aggregation = inner.aggregation
         self.horizon = inner.horizon
         self.halflife = inner.halflife
-        self.rule = f"draws {self.drawn} first, then: {inner.rule}"
-        self.citation = inner.citation
+        self.rule, self.citation = self.measure.spec.user_model, self.measure.spec.citation
 
-    drawn = "a variant of the ranking"
+    drawn = "a variant of the ranking"  # what the user draws first, in words
 
     def variants(self, rankings: Rankings) -> tuple[list[Rankings], np.ndarray]:
         """The collection's variants and their weights, broadcastable to (S, T, V)."""
