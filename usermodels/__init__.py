@@ -38,8 +38,10 @@ from rpdi.usermodels.umeasure import UMeasure
 MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [
     Precision, ReciprocalRank, RobertsonAP, RBP, ERR, SDCG, DCG, NDCG, HIT, Success, RR2,
     CautiousRR, RBP2, INST, INSQ, NERR8, NERR9, NERR10, NERR11, TBG, BetaRBP, BPM, BPMDynamic,
-    IFTGoal, IFTRate, IFTGoalRate, UMeasure, NPV, SET, AlphaDCG, AlphaNDCG, NRBP, NNRBP,
+    IFTGoal, IFTRate, IFTGoalRate, UMeasure, NPV, SET,
 ]}
+# the users of ndeval's diversity measures, which read the subtopics of diversity qrels
+DIVERSITY_MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [AlphaDCG, AlphaNDCG, NRBP, NNRBP]}
 
 
 def model_for(measure, base: str | None = None) -> BrowsingModel:
@@ -64,12 +66,12 @@ def model_for(measure, base: str | None = None) -> BrowsingModel:
                          f"it can be evaluated (rpdi eval) but not simulated")
     if isinstance(m.spec.compute, ExactValue):  # declared by its model
         return m.spec.compute.model_class(m)
-    cls = MODELS.get(m.spec.name)
+    cls = MODELS.get(m.spec.name) or DIVERSITY_MODELS.get(m.spec.name)
     if cls is None:
         raise InputError(f"measure {m.text!r}: {m.spec.name} has no browsing model; it can be "
                          f"evaluated (rpdi eval) but not simulated (see `rpdi models`)")
     return cls(m)
 
 
-__all__ = ["MODELS", "model_for", "evaluate", "score", "resolve", "exact", "Expectations", "AGGREGATIONS",
+__all__ = ["MODELS", "DIVERSITY_MODELS", "model_for", "evaluate", "score", "resolve", "exact", "Expectations", "AGGREGATIONS",
            "CONVENTIONS", "BrowsingModel", "Branch", "At", "geometric"]
