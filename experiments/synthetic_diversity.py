@@ -63,10 +63,12 @@ def synthetic_diversity(topics: int = 20, depth: int = 20, seed: int = 1, focus:
 
 
 def write_diversity(directory, qrels: DiversityQrels, runs: list[Run], intents: IntentProbabilities) -> dict:
-    """Write the collection as files into ``directory``: ``div.qrels`` (``topic subtopic docno
+    """Write the collection as files into ``directory`` (made if need be): ``div.qrels`` (``topic subtopic docno
     judgment``), ``intents.txt`` (``topic subtopic probability``) and ``NAME.run`` per run (TREC
     run lines, scores to two decimals); returns {"qrels", "intents", "runs": [paths]}."""
     import os
+
+    os.makedirs(directory, exist_ok=True)
 
     def write(name, lines):
         path = os.path.join(directory, name)
