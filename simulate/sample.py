@@ -94,9 +94,12 @@ def _mixed_stats(mom, model, ex, s: int, t: int, ranking) -> dict:
     A user of variant v has the outcome Y = E_v + (X - E_v[X]), X its variant's outcome (rate:
     E_v + (G - R_v N)/E_v[N]): E[Y] is the mixture's value E whatever the shares drawn, and
     Var(Y) = sum_v p_v (Var_v + (E_v - E)^2), the mixture's per-user variance. The deviation is
-    the mean of Y - E over all users, the bounds the widest of any variant's shifted by E_v - E."""
+    the mean of Y - E over all users, the bounds the widest of any variant's shifted by E_v - E;
+    all divided by the mixture's ideal value where it is normalised as a whole."""
+    scale = 1.0 if ex.ideal is None else float(ex.ideal[t])  # a mixture normalised as a whole
     n, value = mom.users, float(ex.value[s, t])
     se = model_stderr(float(ex.variance[model.aggregation][s, t]), value, n)
+    value *= scale  # the variants' values are not divided by it
     out = {"users": n, "estimate": 0.0, "stderr": se, "var": float(ex.variance[model.aggregation][s, t]),
            "slack": 0.0}
     dev = msd = up = low = 0.0
@@ -116,7 +119,8 @@ def _mixed_stats(mom, model, ex, s: int, t: int, ranking) -> dict:
         msd += share * (x["msd"] + 2 * shift * x["dev"] + shift ** 2)
         up, low = max(up, shift + x["up"]), max(low, x["low"] - shift)
         out["slack"] += x["slack"]
-    return out | {"dev": dev, "up": up, "low": low, "msd": msd}
+    out["estimate"] /= scale
+    return out | {"dev": dev / scale, "up": up / scale, "low": low / scale, "msd": msd / scale ** 2}
 
 
 def _raw_mean(mom: Moments, k: str) -> float:

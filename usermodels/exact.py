@@ -133,8 +133,16 @@ def _mixed(model: Mixture, rankings: Rankings, convention, horizon, tol) -> Expe
     linear = lambda arrays: np.nan_to_num(mean([np.where(d, a, 0.0) for a, d in zip(arrays, ok)]))  # noqa: E731
     reach = np.moveaxis(linear([np.moveaxis(pad(x.reach), -1, 0) for x in parts]), 0, -1)
     stop = np.moveaxis(linear([np.moveaxis(pad(x.stop), -1, 0) for x in parts]), 0, -1)
+    ideal = None
+    ideal_variants = model.ideal_variants(rankings)
+    if ideal_variants is not None:  # normalised as a whole: by the mixture's value on one ideal ranking
+        best = [exact(model.inner, r, convention, horizon, tol).values for r in ideal_variants]
+        ideal = (p[0] * np.stack([np.nan_to_num(b[model.aggregation][0]) for b in best], -1)).sum(-1)
+        for a in ("total", "rate", "mean_rate"):
+            values[a], upper[a] = _ratio(values[a], ideal), _ratio(upper[a], ideal)
+            variance[a] = _ratio(variance[a], ideal ** 2)
     return Expectations(model, values, upper, variance, reach, stop, linear([x.never for x in parts]),
-                        parts=parts, shares=p)
+                        ideal=ideal, parts=parts, shares=p)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from rpdi.metrics.rankings import Rankings
 from rpdi.usermodels.base import Declared
 from rpdi.usermodels.mixture import Mixture
 from rpdi.usermodels.err import ERR
-from rpdi.usermodels.novelty import GivenGains, intents_of
+from rpdi.metrics.view import View
+from rpdi.usermodels.novelty import GREEDY, GivenGains, intents_of
 
 
 class IntentAware(Mixture):
@@ -103,6 +104,28 @@ class NdevalCascade(ERR):
                                     runs=("ideal",), topics=rankings.topics)
 
 
+class WholeCascade(NdevalCascade):
+    """ERR-IA's cascade user, not normalised per intent: nERR-IA's mixture is normalised as a whole."""
+
+    normalised = False
+
+
+class GreedyIntentAware(IntentAware):
+    """nERR-IA's user: ERR-IA's (draws an intent, then the alpha-cascade), divided by the same
+    user's value on ndeval's greedy ideal ranking, one ranking for every intent (the declared
+    greedy ideal: :data:`usermodels.novelty.GREEDY`)."""
+
+    declared = GREEDY
+
+    def ideal_variants(self, rankings: Rankings) -> list[Rankings]:
+        from rpdi.metrics.measures.diversity import greedy_ideal
+
+        b = greedy_ideal(View(rankings), self.rel, self.alpha)  # (T, L, I) the ideal's relevance per intent
+        T, L, _ = b.shape
+        return [Rankings.of_grades(b[None, :, :, i], np.zeros((T, 1)), np.zeros(T, np.int64), 1.0, runs=("ideal",),
+                                   topics=rankings.topics) for i in range(b.shape[2])]
+
+
 def _inner(name: str):
     """An ndeval intent-aware measure's user: the intent-aware user of ``name`` formatted with the
     measure's ``rel`` and cutoff (P-IA@k: P(rel=..)@k's, MAP-IA: AP(rel=..)'s)."""
@@ -117,4 +140,5 @@ def _inner(name: str):
 
 # ndeval's intent-aware measures, declared by metrics under their own names: their users
 NDEVAL_USERS = {"P-IA": _inner("P"), "MAP-IA": _inner("AP"),
-                "ERR-IA": lambda measure: IntentAware(NdevalCascade(measure), measure)}
+                "ERR-IA": lambda measure: IntentAware(NdevalCascade(measure), measure),
+                "nERR-IA": lambda measure: GreedyIntentAware(WholeCascade(measure), measure)}

@@ -15,6 +15,9 @@ once, at the start, and is then the ``inner`` model's user on that variant. So:
   own ideal ranking;
 * per-user variance: sum_v p_v (Var_v + (E_v - E)^2) for each aggregation, the variance of one
   user's (linearised) outcome when its variant is drawn at random;
+* a mixture may also be normalised as a whole (:meth:`Mixture.ideal_variants`: nERR-IA divides
+  by the mixture's value on the greedy ideal ranking): every value, and each user's outcome, is
+  then divided by that one number per topic;
 * simulation (:mod:`simulate.batch`): each user of a block draws its variant with one uniform
   from the block's stream, then the users of variant v are simulated on a stream of their own
   keyed by (task, block, v): a ranking's sessions do not depend on how blocks are batched. The
@@ -63,6 +66,12 @@ class Mixture(BrowsingModel):
     def variants(self, rankings: Rankings) -> tuple[list[Rankings], np.ndarray]:
         """The collection's variants and their weights, broadcastable to (S, T, V)."""
         raise NotImplementedError
+
+    def ideal_variants(self, rankings: Rankings) -> list[Rankings] | None:
+        """The variants of one ideal ranking per topic (a Rankings of one run each, in the order
+        of :meth:`variants`) that the whole mixture's value is divided by (its value there, with
+        the same shares); None (default): not normalised as a whole."""
+        return None
 
     def shares(self, weights: np.ndarray, shape: tuple) -> np.ndarray:
         """(S, T, V) = ``shape`` probabilities of the variants: the weights divided by their sum

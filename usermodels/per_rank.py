@@ -108,7 +108,7 @@ def _ideal(ex) -> float | None:
     """What the weights are divided by: the ideal value of a normalised model; a mixture's, when
     every variant has the same (ERR-IA's ranking relevant at every rank), else NaN (each intent
     is normalised by its own ideal: no one weight per rank); None: not normalised."""
-    if not ex.parts:
+    if ex.ideal is not None or not ex.parts:
         return None if ex.ideal is None else ex.ideal[0]
     ideals = [x.ideal[0] for x, p in zip(ex.parts, ex.shares[0, 0]) if p > 0 and x.ideal is not None]
     if not ideals:

@@ -116,8 +116,8 @@ import json, os, sys
 from rpdi.experiments.synthetic_diversity import synthetic_diversity
 from rpdi.simulate.api import simulate
 qrels, runs, _ = synthetic_diversity(topics=20, seed=7)
-measures = ["alpha-nDCG@10", "alpha-DCG@20", "NRBP", "nNRBP", "ERR-IA@20", "P-IA@10", "MAP-IA", "RBP-IA(p=0.8)",
-            "INST-IA", "nDCG-IA@10"]
+measures = ["alpha-nDCG@10", "alpha-DCG@20", "NRBP", "nNRBP", "ERR-IA@20", "nERR-IA@10", "P-IA@10", "MAP-IA",
+            "RBP-IA(p=0.8)", "INST-IA", "nDCG-IA@10"]
 _, verdict = simulate(qrels, runs, measures, users=int(sys.argv[2]), seed=20260101, with_verdict=True)
 os.makedirs(sys.argv[1], exist_ok=True)
 with open(os.path.join(sys.argv[1], "verdict.json"), "w") as fh:

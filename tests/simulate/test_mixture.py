@@ -36,12 +36,13 @@ def test_intent_aware_users_agree(collection):
 
 @pytest.mark.parametrize("uneven", [False, True])
 def test_ndevals_users_agree(collection, uneven):
-    """alpha-nDCG's, ERR-IA's, NRBP's, ... users: closed form (ndeval's), exact and simulated agree."""
+    """alpha-nDCG's, ERR-IA's, nERR-IA's, NRBP's, ... users: closed form (ndeval's), exact and
+    simulated agree."""
     qrels, runs, intents = collection
-    measures = ["alpha-nDCG@10", "alpha-DCG@20", "NRBP", "nNRBP", "ERR-IA@20", "P-IA@10", "MAP-IA"]
+    measures = ["alpha-nDCG@10", "alpha-DCG@20", "NRBP", "nNRBP", "ERR-IA@20", "nERR-IA@20", "P-IA@10", "MAP-IA"]
     _, v = simulate(qrels, runs, measures, users=2000, seed=5, with_verdict=True, intents=intents if uneven else None)
     assert v.status == 0, [c.text() for c in v.failures]
-    assert v.counts["closed_vs_exact"] == 7 * 3 * 10
+    assert v.counts["closed_vs_exact"] == len(measures) * 3 * 10
 
 
 def test_agent_engine_agrees(collection):
