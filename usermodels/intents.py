@@ -10,6 +10,15 @@ closed form for every X (ERR-IA, P-IA, MAP-IA from AP, RBP-IA, INST-IA, a model 
 Where X's aggregation is a rate (E[G]/E[N]: P, RBP, INST, ...), the value is the mean over
 intents of each intent's rate, not the mixed population's E[G]/E[N] (see
 :mod:`usermodels.mixture`).
+
+>>> import numpy as np
+>>> from rpdi.metrics.diversity import DiversityQrels, diversity_rankings
+>>> from rpdi.metrics.trec import run_from_dict
+>>> from rpdi.usermodels import exact, model_for
+>>> q = DiversityQrels(["1", "1"], ["a", "b"], ["d1", "d2"], np.array([1.0, 1.0]))
+>>> r = diversity_rankings(q, [run_from_dict("r", {"1": {"d1": 3.0, "x": 2.0, "d2": 1.0}})])
+>>> float(exact(model_for("RR-IA"), r).value[0, 0])  # intent a finds d1 at 1, b d2 at 3: (1 + 1/3)/2
+0.6666666666666666
 """
 
 from __future__ import annotations

@@ -34,6 +34,18 @@ is another number wherever the variants' users read to different depths on avera
 IFT: users who stop on what they find); for users whose stopping ignores the gains (P@k, RBP,
 SDCG) E_v[N] is the same for every variant and the two agree. For ``total`` and ``mean_rate`` the
 two readings are one (a mean of per-user outcomes is linear in the mixture).
+
+Example: a user who meets ``$-`` or ``-$`` with weights 1 and 3 is RR's user with RR = 1 or 1/2:
+
+>>> from rpdi.metrics.evaluate import rankings_from_grades
+>>> from rpdi.usermodels import exact, model_for
+>>> from rpdi.usermodels.mixture import Mixture  # the package's own class, which exact() knows
+>>> class Either(Mixture):
+...     def variants(self, rankings):
+...         return [rankings_from_grades("$-"), rankings_from_grades("-$")], np.array([1.0, 3.0])
+>>> rr = model_for("RR")
+>>> float(exact(Either(rr, rr.measure), rankings_from_grades("$-")).value[0, 0])  # (1 x 1 + 3 x 1/2)/4
+0.625
 """
 
 from __future__ import annotations
