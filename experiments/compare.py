@@ -134,7 +134,7 @@ def intent_preferences(measure: str, pi: np.ndarray, probability: np.ndarray, ru
     the mean of pi_tj = P(a user of B with that intent fares better than one of A with it, ties
     half), its interval and p-value for "no preference" (1/2) by the comparison's test, corrected
     over the pairs (per intent); ``probability`` the mean P(i_j|q). ``pi`` is (pairs, topics, I)
-    (:func:`simulate.experience.user_preference`), ``probability`` (topics, I) P(i|q)."""
+    (:func:`simulate.experience.preferences`), ``probability`` (topics, I) P(i|q)."""
     pairs = pairs_of(runs, options["baseline"])
     order = np.argsort(-probability, axis=1, kind="stable")  # each topic's intents, most likely first
     out = []
@@ -177,8 +177,8 @@ def _check_user_work(models, rankings, users: int, convention: str, force: bool)
 def _users(model, rankings, common, users: int, convention: str, options) -> tuple[list[dict], np.ndarray | None]:
     """The user-experience fields of every pair (of ``options["baseline"]`` or all) of one
     measure's browsing model on the topics ``common`` (all None without a model), and for a
-    mixture's users (X-IA's) the preference per variant (:func:`simulate.experience.user_preference`)."""
-    from rpdi.simulate.experience import user_preference
+    mixture's users (X-IA's) the preference per variant (:func:`simulate.experience.preferences`)."""
+    from rpdi.simulate.experience import preferences
     from rpdi.simulate.ranking import rankings_for
 
     pairs = pairs_of(rankings.runs, options["baseline"])
@@ -192,7 +192,7 @@ def _users(model, rankings, common, users: int, convention: str, options) -> tup
         rng = np.random.default_rng(stream(seed, model.measure.text, "users"))
         interval = lambda pi: bootstrap_interval(pi, options["resamples"], rng, level, "bca")  # noqa: E731
     try:
-        return user_preference(model, rows, rankings.runs, rankings.topics, common, pairs, users, seed, interval)
+        return preferences(model, rows, rankings.runs, rankings.topics, common, pairs, users, seed, interval)
     except ValueError as exc:
         raise InputError(f"--users: {exc}") from None
 

@@ -177,14 +177,20 @@ def superiority(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarra
 
 
 def user_preference(model: BrowsingModel, rows: dict, runs, topic_ids, topics, pairs, users: int,
-                    seed: int, interval) -> tuple[list[dict], np.ndarray | None]:
+                    seed: int, interval) -> list[dict]:
     """For each pair (a, b) of run indices: the mean over ``topics`` (indices into ``topic_ids``) of pi_t, its
     interval over topics (``interval(matrix of pi_t per pair) -> (low, high)``), the outcome's
     name and how it was found (``exact`` or ``simulated``). ``rows`` maps (run,
     topic) indices to :class:`Ranking` (``ranking.rankings_for``). For a mixture's users
     (:class:`Mixed` rows: X-IA's), pi_t = sum_v p_v pi_tv compares users who drew the same variant
-    (intent) v, and the pi_tv (pairs, topics, V) are returned too (else None):
-    :func:`variant_preference`."""
+    (intent) v (:func:`preferences` gives the pi_tv too)."""
+    return preferences(model, rows, runs, topic_ids, topics, pairs, users, seed, interval)[0]
+
+
+def preferences(model: BrowsingModel, rows: dict, runs, topic_ids, topics, pairs, users: int,
+                seed: int, interval) -> tuple[list[dict], np.ndarray | None]:
+    """:func:`user_preference`'s records, and for a mixture's users the pi_tv of
+    :func:`variant_preference` (pairs, topics, V) (None for other users)."""
     pi, method = variant_preference(model, rows, runs, topic_ids, topics, pairs, users, seed)
     by_variant = None
     if pi.ndim == 3:
