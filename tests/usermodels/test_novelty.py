@@ -84,6 +84,11 @@ def test_greedy_ideal_is_never_better_than_the_best_ranking():
                          key=lambda docs: _alpha_dcg(list(docs), subtopics_of, used, alpha, k))
         best = _alpha_dcg(list(best_order), subtopics_of, used, alpha, k)
         rankings = _topic(subtopics_of, list(best_order))
+        # the user's expected gain on it is alpha-DCG@k from the definition (alpha-DCG divides it by
+        # the all-relevant ranking's, sum_r (1 - alpha)^(r-1) / log2(r + 1))
+        scale = sum((1 - alpha) ** (r - 1) / math.log2(r + 1) for r in range(1, k + 1))
+        dcg = float(exact(model_for(f"alpha-DCG(alpha={alpha})@{k}"), rankings).value[0, 0])
+        assert dcg * scale == pytest.approx(best, rel=1e-12)
         model = model_for(f"alpha-nDCG(alpha={alpha})@{k}")
         value = float(exact(model, rankings).value[0, 0])
         closed = float(compute(rankings, [model.measure])[0].value[0, 0])
