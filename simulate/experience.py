@@ -206,7 +206,8 @@ def variant_preference(model: BrowsingModel, rows: dict, runs, topic_ids, topics
     """pi_t of every pair (rows of the result) on every topic of ``topics`` (columns), and how it
     was found; for a mixture's :class:`Mixed` rows pi_tv per variant v too, (pairs, topics, V): the
     probability that a user of b who drew v fares better than a user of a who drew v (a variant on
-    which the inner user is undefined: both read nothing, 1/2)."""
+    which the inner user is undefined: both read nothing, 1/2). This compares like with like where
+    the variants mean the same for every run (intents); the shares are the first run's."""
     needed = sorted({s for pair in pairs for s in pair})
     keys = [(s, t) for s in needed for t in topics]
     mixed = isinstance(rows[keys[0]], Mixed)
