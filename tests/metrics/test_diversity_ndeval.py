@@ -201,3 +201,26 @@ def test_the_greedy_ideal_is_ndevals_and_never_above_the_true_ideal(alpha):
             assert greedy <= best + TOL, (topic, k)
             below += greedy < best - TOL
     assert below > 0
+
+
+def test_the_readmes_collection_equals_pyndeval():
+    """tests/data/diversity (the README's example, read from its files) against pyndeval."""
+    from pathlib import Path
+
+    data = Path(__file__).parents[1] / "data" / "diversity"
+    qrels = {}
+    for line in (data / "qrels.txt").read_text().splitlines():
+        t, s, d, g = line.split()
+        qrels.setdefault(t, {}).setdefault(s, {})[d] = int(g)
+    for name in ("majority", "diverse"):
+        run = {}
+        for line in (data / f"{name}.run").read_text().splitlines():
+            t, _, d, _, score, _ = line.split()
+            run.setdefault(t, {})[d] = float(score)
+        theirs = pyndeval_values(qrels, run, NDEVAL_PRINTED, 0.5, 0.5)
+        ours = {(r["measure"], r["topic"]): r["value"]
+                for r in evaluate(data / "qrels.txt", [data / f"{name}.run"], NDEVAL_PRINTED, per_topic=True)}
+        for m in NDEVAL_PRINTED:
+            for t in qrels:
+                assert abs(ours[m, t] - theirs[t][m]) <= TOL, (name, m, t)
+            assert abs(ours[m, "all"] - ndeval_amean(theirs, m, len(qrels))) <= TOL
