@@ -201,3 +201,48 @@ def test_the_greedy_ideal_is_ndevals_and_never_above_the_true_ideal(alpha):
             assert greedy <= best + TOL, (topic, k)
             below += greedy < best - TOL
     assert below > 0
+
+
+def test_the_readmes_collection_equals_pyndeval():
+    """tests/data/diversity (the README's example, read from its files) against pyndeval."""
+    from pathlib import Path
+
+    data = Path(__file__).parents[1] / "data" / "diversity"
+    qrels = {}
+    for line in (data / "qrels.txt").read_text().splitlines():
+        t, s, d, g = line.split()
+        qrels.setdefault(t, {}).setdefault(s, {})[d] = int(g)
+    for name in ("majority", "diverse"):
+        run = {}
+        for line in (data / f"{name}.run").read_text().splitlines():
+            t, _, d, _, score, _ = line.split()
+            run.setdefault(t, {})[d] = float(score)
+        theirs = pyndeval_values(qrels, run, NDEVAL_PRINTED, 0.5, 0.5)
+        ours = {(r["measure"], r["topic"]): r["value"]
+                for r in evaluate(data / "qrels.txt", [data / f"{name}.run"], NDEVAL_PRINTED, per_topic=True)}
+        for m in NDEVAL_PRINTED:
+            for t in qrels:
+                assert abs(ours[m, t] - theirs[t][m]) <= TOL, (name, m, t)
+            assert abs(ours[m, "all"] - ndeval_amean(theirs, m, len(qrels))) <= TOL
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_judged_only_and_max_docs_equal_pyndeval_on_the_cut_runs(seed):
+    """``judged_only=True`` (ir_measures' parameter) and ``max_docs`` (ndeval's -M) against
+    pyndeval on each run without its unjudged documents, or cut to its first 6."""
+    qrels, runs = collection(200 + seed)
+    names = ["alpha-nDCG@10", "ERR-IA@5", "nERR-IA@20", "MAP-IA", "P-IA@10"]
+    judged = {(t, d) for t, per in qrels.items() for docs in per.values() for d in docs}
+    for name, run in runs.items():
+        kept = {t: {d: x for d, x in docs.items() if (t, d) in judged} for t, docs in run.items()}
+        kept = {t: docs for t, docs in kept.items() if docs}
+        cut = {t: {d: -float(r) for r, d in enumerate(traditional_order(docs)[:6])} for t, docs in run.items()}
+        for given, options, renamed in ((kept, {}, lambda m: m.replace("@", "(judged_only=True)@") if "@" in m
+                                         else m + "(judged_only=True)"),
+                                        (cut, {"max_docs": 6}, lambda m: m)):
+            theirs = pyndeval_values(qrels, given, names, 0.5, 0.5)
+            ours = {(r["measure"], r["topic"]): r["value"]
+                    for r in evaluate(qrels, {name: run}, [renamed(m) for m in names], per_topic=True, **options)}
+            for m in names:
+                for t in theirs:
+                    assert abs(ours[renamed(m), t] - theirs[t][m]) <= TOL, (name, m, t, options)
