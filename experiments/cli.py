@@ -83,6 +83,16 @@ def _eval_parser(sub, common) -> None:
                         "trec_eval-named measures (default 1)")
     p.add_argument("-N", dest="num_docs", type=float, default=0.0, metavar="N",
                    help="trec_eval -N: documents in the collection (for utility's d parameter)")
+    _intents_option(p)
+
+
+def _intents_option(p) -> None:
+    """``--intents FILE``, for the commands that read diversity measures (eval, simulate, compare)."""
+    p.add_argument("--intents", metavar="FILE",
+                   help="intent probabilities P(i|q), 'topic subtopic probability' lines, for the diversity "
+                        "measures (alpha-nDCG@20, ERR-IA@20, ..., any X-IA), whose qrels are read as "
+                        "'topic subtopic docno judgment' (default: a topic's subtopics with a relevant "
+                        "document equally likely, as ndeval)")
 
 
 def _simulate_parser(sub, common) -> None:
@@ -104,6 +114,7 @@ def _simulate_parser(sub, common) -> None:
     p.add_argument("--alpha", type=float, default=0.01,
                    help="family-wise error rate of the verdict (exit 0 agree, 1 disagree, 2 bad input)")
     p.add_argument("--format", choices=FORMATS, default="table")
+    _intents_option(p)
 
 
 def _compare_parser(sub, common) -> None:
@@ -133,8 +144,10 @@ def _compare_parser(sub, common) -> None:
                    help="simulate even when the estimated work exceeds the limit (see rpdi simulate --force)")
     p.add_argument("--convention", choices=CONVENTIONS, default="unknown",
                    help="what a user meets beyond the ranking (for --users)")
-    p.add_argument("--plots", metavar="DIR", help="write forest.png (and asl.png) into DIR")
+    p.add_argument("--plots", metavar="DIR",
+                   help="write forest.png (and asl.png; intents.png with --users and an intent-aware measure) into DIR")
     p.add_argument("--format", choices=FORMATS, default="table")
+    _intents_option(p)
 
 
 def _run_parser(sub) -> None:
@@ -201,6 +214,10 @@ def _explain_parser(sub) -> None:
                         "with - as --ranking=-$-$ (default: the RBP paper's example, Moffat & Zobel "
                         "2008, Table II: %(default)s)")
     p.add_argument("--depth", type=int, metavar="N", help="ranks shown (default: the ranking's length)")
+    p.add_argument("--intents", metavar="P",
+                   help="for a diversity measure (alpha-nDCG@10, ERR-IA@10, any X-IA), whose --ranking gives per "
+                        "document the intents it serves (ab,a,-,c,?): P(i|q) as a=0.6,b=0.4 or a file of "
+                        "'q subtopic probability' lines (default: the intents equally likely)")
     p.add_argument("--plot", metavar="FILE", help="also plot C, W and L against the rank (.png or .svg)")
     p.add_argument("--format", choices=["table", "json"], default="table")
     _digits_argument(p)

@@ -13,7 +13,7 @@ from typing import Iterable
 import numpy as np
 
 from rpdi.choices import CORRECTIONS, INTERVALS, TESTS
-from rpdi.metrics.evaluate import compute, load_qrels, load_runs
+from rpdi.metrics.evaluate import compute, expand
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.rankings import build_rankings
@@ -22,7 +22,8 @@ from rpdi.metrics.significance import bootstrap_interval, compare_scores, discri
 from rpdi.metrics.seeds import stream
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.view import View
-from rpdi.usermodels import MODELS, model_for, resolve
+from rpdi.simulate.api import collection_rankings
+from rpdi.usermodels import model_for, resolve
 
 FIELDS = PAIR_FIELDS + ("method",)  # method: the values compared are closed forms, or exact expectations
 USER_FIELDS = ("user_outcome", "user_b_better", "user_ci_low", "user_ci_high", "user_method")
@@ -47,7 +48,7 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
             test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
             resamples: int = 10_000, seed: int = 0, interval: str | None = None, level: float = 0.95,
             topics: str = "qrels", users: int | None = None, convention: str = "unknown",
-            force: bool = False, dataframe: bool = False):
+            force: bool = False, dataframe: bool = False, intents=None, by_intent: bool = False):
     """Compare runs pairwise on each measure; records with the fields of
     :data:`FIELDS` (a pandas DataFrame with ``dataframe``): ``method`` says whether the values compared
     are closed forms or, for a model with none, exact expectations.
@@ -60,7 +61,10 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     every run takes part in (``topics`` as in :func:`metrics.evaluate`; undefined values 0).
     With ``users`` (simulated users per ranking where the outcome distribution is not finite;
     0: exact only) each record also has :data:`USER_FIELDS`; simulation that would take too long
-    is refused beforehand as in :func:`rpdi.simulate` unless ``force``.
+    is refused beforehand as in :func:`rpdi.simulate` unless ``force``. Diversity and
+    intent-aware measures read the qrels as diversity qrels, with ``intents`` (P(i|q)) as in
+    :func:`metrics.evaluate.evaluate`; with ``by_intent`` the result is (records, per-intent
+    records: :func:`intent_preferences`, for the intent-aware measures' users).
 
     >>> from rpdi.experiments.compare import compare
     >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
@@ -78,7 +82,8 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
         if m.spec.between_runs:
             raise InputError(f"measure {m.text!r}: scores a run against the first run given, not a run on "
                              f"its own; it cannot be compared between runs")
-    rankings = build_rankings(load_qrels(qrels), load_runs(runs), topics)
+    diversity = any(x.spec.intents for x in expand(parsed))
+    rankings = collection_rankings(qrels, runs, topics, diversity, intents)[2]
     names = list(rankings.runs)
     if len(names) < 2:
         raise InputError("compare needs two or more runs")
@@ -90,27 +95,72 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     options = dict(baseline=baseline, test=test, correction=correction, alpha=alpha,
                    resamples=resamples, seed=seed, interval=interval, level=level)
     if users:
-        _check_user_work([model_for(m) for m in parsed if _has_model(m)], rankings, users,
+        _check_user_work([model for model in map(_model, parsed) if model is not None], rankings, users,
                          convention, force)
-    records = []
+    records, per_intent = [], []
     for m, score in zip(parsed, compute(rankings, parsed)):
         X = np.nan_to_num(score.value[:, common])
         recs = [r | {"method": m.spec.method} for r in compare_scores(X, names, m.text, **options)]
         if users is not None:
-            model = model_for(m) if _has_model(m) else None
-            for r, extra in zip(recs, _users(model, rankings, common, users, convention, options)):
+            fields, by_variant = _users(_model(m), rankings, common, users, convention, options)
+            for r, extra in zip(recs, fields):
                 r.update(extra)
+            if by_variant is not None:
+                per_intent += intent_preferences(m.text, by_variant, _intent_probabilities(m, rankings)[common],
+                                                 names, options)
         records += recs
     if dataframe:
         import pandas as pd
 
-        return pd.DataFrame(records)
-    return records
+        records, per_intent = pd.DataFrame(records), pd.DataFrame(per_intent)
+    return (records, per_intent) if by_intent else records
 
 
-def _has_model(m: Measure) -> bool:
-    """Whether the measure has a browsing model (built in, or the one that declares it)."""
-    return m.spec.name in MODELS or m.spec.method == "exact"
+def _model(m: Measure):
+    """The measure's browsing model, None if it has none."""
+    try:
+        return model_for(m)
+    except InputError:
+        return None
+
+
+INTENT_FIELDS = ("measure", "intent", "probability", "topics", "run_a", "run_b", "user_b_better", "ci_low",
+                 "ci_high", "p", "p_adjusted", "significant")
+
+
+def intent_preferences(measure: str, pi: np.ndarray, probability: np.ndarray, runs, options: dict) -> list[dict]:
+    """Per intent, which run's users fare better: for the j-th most likely intent of each topic
+    (j = 1: the majority intent; ties in ndeval's subtopic order), over the topics that have one,
+    the mean of pi_tj = P(a user of B with that intent fares better than one of A with it, ties
+    half), its interval and p-value for "no preference" (1/2) by the comparison's test, corrected
+    over the pairs (per intent); ``probability`` the mean P(i_j|q). ``pi`` is (pairs, topics, I)
+    (:func:`simulate.experience.preferences`), ``probability`` (topics, I) P(i|q)."""
+    pairs = pairs_of(runs, options["baseline"])
+    order = np.argsort(-probability, axis=1, kind="stable")  # each topic's intents, most likely first
+    out = []
+    for j in range(probability.shape[1]):
+        slot = order[:, j]
+        has = probability[np.arange(len(slot)), slot] > 0
+        if has.sum() < 2:
+            continue
+        rows = pi[:, has, slot[has]]  # (pairs, topics with a j-th intent)
+        labels = ["no preference"] + [f"{runs[b]} vs {runs[a]}" for a, b in pairs]
+        X = np.vstack([np.full(has.sum(), 0.5), rows])
+        tests = compare_scores(X, labels, f"{measure} intent {j + 1}",
+                               **dict(options, baseline="no preference"))
+        for (a, b), r in zip(pairs, tests):
+            out.append({"measure": measure, "intent": j + 1,
+                        "probability": float(probability[np.flatnonzero(has), slot[has]].mean()),
+                        "topics": int(has.sum()), "run_a": runs[a], "run_b": runs[b], "user_b_better": r["mean_b"],
+                        "ci_low": 0.5 + r["ci_low"], "ci_high": 0.5 + r["ci_high"], "p": r["p"],
+                        "p_adjusted": r["p_adjusted"], "significant": r["significant"]})
+    return out
+
+
+def _intent_probabilities(m: Measure, rankings) -> np.ndarray:
+    """(T, I) the P(i|q) the measure's users draw intents from."""
+    model = model_for(m)
+    return rankings.intents.probabilities(model.inner.measure.params.get("rel"))
 
 
 def _check_user_work(models, rankings, users: int, convention: str, force: bool) -> None:
@@ -124,15 +174,16 @@ def _check_user_work(models, rankings, users: int, convention: str, force: bool)
     check_work(steps(simulated, rankings.present, users, None, users), "vector", force)
 
 
-def _users(model, rankings, common, users: int, convention: str, options) -> list[dict]:
+def _users(model, rankings, common, users: int, convention: str, options) -> tuple[list[dict], np.ndarray | None]:
     """The user-experience fields of every pair (of ``options["baseline"]`` or all) of one
-    measure's browsing model on the topics ``common`` (all None without a model)."""
-    from rpdi.simulate.experience import user_preference
+    measure's browsing model on the topics ``common`` (all None without a model), and for a
+    mixture's users (X-IA's) the preference per variant (:func:`simulate.experience.preferences`)."""
+    from rpdi.simulate.experience import preferences
     from rpdi.simulate.ranking import rankings_for
 
     pairs = pairs_of(rankings.runs, options["baseline"])
     if model is None:
-        return [dict.fromkeys(USER_FIELDS) for _ in pairs]
+        return [dict.fromkeys(USER_FIELDS) for _ in pairs], None
     rows = rankings_for(model, View(rankings, model.k), convention)
     seed, level = options["seed"], options.get("level", 0.95)
     if (options["interval"] or ("t" if options["test"] == "t" else "bca")) == "t":
@@ -141,7 +192,7 @@ def _users(model, rankings, common, users: int, convention: str, options) -> lis
         rng = np.random.default_rng(stream(seed, model.measure.text, "users"))
         interval = lambda pi: bootstrap_interval(pi, options["resamples"], rng, level, "bca")  # noqa: E731
     try:
-        return user_preference(model, rows, rankings.runs, rankings.topics, common, pairs, users, seed, interval)
+        return preferences(model, rows, rankings.runs, rankings.topics, common, pairs, users, seed, interval)
     except ValueError as exc:
         raise InputError(f"--users: {exc}") from None
 
@@ -193,8 +244,9 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
         if rankings is not None:
             index = {str(t): i for i, t in enumerate(rankings.topics)}
             common = np.array([index[t] for t in topics])
-            for r, extra in zip(recs, _users(model_for(measure), rankings, common, c.users,
-                                             config.experiment.convention, dict(options, baseline=c.baseline))):
+            fields, _ = _users(model_for(measure), rankings, common, c.users, config.experiment.convention,
+                               dict(options, baseline=c.baseline))
+            for r, extra in zip(recs, fields):
                 r.update(extra)
         pairs += recs
         if c.discriminative_power:
@@ -221,5 +273,5 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
     return text, written
 
 
-__all__ = ["compare", "report_section", "discriminative_power", "FIELDS",
-           "USER_FIELDS", "POWER_FIELDS"]
+__all__ = ["compare", "intent_preferences", "report_section", "discriminative_power", "FIELDS",
+           "USER_FIELDS", "POWER_FIELDS", "INTENT_FIELDS"]

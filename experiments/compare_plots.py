@@ -59,3 +59,40 @@ def asl_curves(power: list[dict], path: str, what: str = "") -> list[str]:
     ax.set_title("Discriminative power (Sakai 2006)" + (f": {what}" if what else ""), fontsize=10)
     ax.legend(fontsize=7)
     return _finish(fig, path)
+
+
+def intents(records: list[dict], path: str, what: str = "") -> list[str]:
+    """Per intent-aware measure (a panel each), per intent (rows: each topic's j-th most likely,
+    1 the majority intent) and pair (a colour each): P(a user of B with that intent fares better
+    than one of A with it), its interval over topics; filled where significant; 1/2 dashed. The
+    legend sits under the panels, clear of the data."""
+    plt = _pyplot()
+    measures = list(dict.fromkeys(r["measure"] for r in records))
+    pairs = list(dict.fromkeys((r["run_a"], r["run_b"]) for r in records))
+    fig, axes = plt.subplots(1, len(measures), sharex=True, squeeze=False, layout="constrained",
+                             figsize=(3.6 * len(measures) + 1.2, 1.6 + 0.45 * max(
+                                 len({r["intent"] for r in records if r["measure"] == m}) * len(pairs) for m in measures)))
+    step = 0.7 / max(len(pairs), 1)
+    for ax, m in zip(axes[0], measures):
+        rows = [r for r in records if r["measure"] == m]
+        shown = sorted({r["intent"] for r in rows})
+        for k, pair in enumerate(pairs):
+            mine = [r for r in rows if (r["run_a"], r["run_b"]) == pair]
+            y = np.array([shown.index(r["intent"]) for r in mine]) + (k - (len(pairs) - 1) / 2) * step
+            x = np.array([r["user_b_better"] for r in mine])
+            sig = np.array([r["significant"] for r in mine], dtype=bool)
+            ax.hlines(y, [r["ci_low"] for r in mine], [r["ci_high"] for r in mine], color=f"C{k}")
+            ax.plot(x[sig], y[sig], "o", color=f"C{k}", label=f"B = {pair[1]}, A = {pair[0]}")
+            ax.plot(x[~sig], y[~sig], "o", mfc="white", color=f"C{k}")
+        probability = {r["intent"]: r["probability"] for r in rows}
+        ax.set_yticks(range(len(shown)), [f"intent {j}\n(P {probability[j]:.2f})" for j in shown], fontsize=8)
+        ax.set_ylim(len(shown) - 0.5, -0.5)
+        ax.axvline(0.5, color="k", lw=0.8, ls="--")
+        ax.set_xlim(0, 1)
+        ax.set_title(m, fontsize=9, loc="left")
+        ax.set_xlabel("P(a user of B fares better than one of A)\n< 0.5: A serves them better, > 0.5: B does", fontsize=8)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(pairs), 3), fontsize=8,
+               title="filled: significant; open: not; bar: interval over topics", title_fontsize=8)
+    fig.suptitle("Per intent, which run's users fare better" + (f" ({what})" if what else ""), fontsize=10)
+    return _finish(fig, path)

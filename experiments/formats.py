@@ -204,6 +204,22 @@ def _exact_note(records: list[dict], what: str, before: str = "") -> str:
     return f"{before}{', '.join(exact)}: no closed form; {what}\n" if exact else ""
 
 
+def intent_table(records: list[dict], alpha: float) -> str:
+    """Per intent-aware measure, per intent (the j-th most likely of each topic) and pair: which
+    run's users with that intent fare better, with the interval over topics and the test of 1/2.
+    A legend says what the columns mean."""
+    header = ["measure", "intent", "P(i|q)", "topics", "A", "B", "P(B user better)", "interval", "p", "p adj", "sig",
+              "better for them"]
+    rows = [[r["measure"], str(r["intent"]), _compact(r["probability"], 3), str(r["topics"]), r["run_a"], r["run_b"],
+             _compact(r["user_b_better"]), f"[{_compact(r['ci_low'])}, {_compact(r['ci_high'])}]", _compact(r["p"]),
+             _compact(r["p_adjusted"]), "*" if r["significant"] else "",
+             (r["run_b"] if r["user_b_better"] > 0.5 else r["run_a"]) if r["significant"] else "–"] for r in records]
+    return ("Users per intent: intent j is each topic's j-th most likely (1: the majority intent); P(i|q) its mean "
+            "probability over the topics that have one\n" + align([header] + rows)
+            + f"P(B user better): chance that a user of B with this intent ends with a better outcome than a user of A "
+              f"with it (ties half), mean over topics; *: adjusted p <= {alpha:g} against 1/2 (no preference)\n")
+
+
 def power_table(power: list[dict]) -> str:
     """Discriminative power per measure as an aligned table."""
     import numpy as np  # here: the command line's start-up imports this module

@@ -9,6 +9,8 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from rpdi.choices import AVERAGES, COMPAT, UNDEFINED
+from rpdi.metrics.diversity import (DiversityQrels, IntentProbabilities, diversity_rankings, intents_from_dict,
+                                   read_diversity_qrels, read_intents)
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.rankings import Rankings, build_rankings, truncate
@@ -20,12 +22,49 @@ from rpdi.metrics.view import Score, View
 
 
 def load_qrels(qrels) -> Qrels:
-    """A path (``-``: standard input), a :class:`Qrels`, or ``{topic: {docno: grade}}``."""
+    """A path (``-``: standard input), a :class:`Qrels`, ``{topic: {docno: grade}}``, or
+    :class:`~metrics.diversity.DiversityQrels` (each document's largest grade over the subtopics)."""
     if isinstance(qrels, Qrels):
         return qrels
+    if isinstance(qrels, DiversityQrels):
+        return qrels.topic_qrels()
     if isinstance(qrels, Mapping):
         return qrels_from_dict(qrels)
     return read_qrels(qrels)
+
+
+def load_diversity_qrels(qrels) -> DiversityQrels:
+    """A path (``-``: standard input) of ``topic subtopic docno judgment`` lines, a
+    :class:`~metrics.diversity.DiversityQrels`, or ``{topic: {subtopic: {docno: grade}}}``."""
+    if isinstance(qrels, DiversityQrels):
+        return qrels
+    if isinstance(qrels, Qrels):
+        raise InputError(f"{qrels.source}: read as plain qrels (topic iter docno grade); the diversity and "
+                         f"intent-aware measures need its subtopics: give the file's path or a DiversityQrels")
+    if isinstance(qrels, Mapping):
+        rows = []
+        for topic, per in qrels.items():
+            if not isinstance(per, Mapping) or not all(isinstance(d, Mapping) for d in per.values()):
+                raise InputError(f"<qrels>: topic {topic}: expected {{subtopic: {{docno: grade}}}}")
+            rows += [(str(topic), str(sub), str(doc), g) for sub, docs in per.items() for doc, g in docs.items()]
+        try:
+            grade = np.array([float(r[3]) for r in rows], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError("<qrels>: a grade is not a number") from None
+        if not rows or not np.isfinite(grade).all():
+            raise InputError("<qrels>: empty, or a grade is not finite")
+        return DiversityQrels([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], grade)
+    return read_diversity_qrels(qrels)
+
+
+def load_intents(intents) -> IntentProbabilities | None:
+    """None (uniform intents), a path of ``topic subtopic probability`` lines, an
+    :class:`~metrics.diversity.IntentProbabilities`, or ``{topic: {subtopic: probability}}``."""
+    if intents is None or isinstance(intents, IntentProbabilities):
+        return intents
+    if isinstance(intents, Mapping):
+        return intents_from_dict(intents)
+    return read_intents(intents)
 
 
 def load_runs(runs) -> list[Run]:
@@ -81,30 +120,41 @@ def expand(names: Iterable[str | Measure], level: float = 1, docs: float = 0.0) 
 
 
 def prepare(qrels, runs, topics: str = "qrels", compat: str = "trec_eval", max_docs: int | None = None,
-            judged_only: bool = False) -> tuple[Rankings, Rankings | None]:
+            judged_only: bool = False, diversity: bool = False, intents=None) -> tuple[Rankings, Rankings | None]:
     """The rankings evaluated: trec_eval's order (float32 scores under ``compat="pytrec_eval"``),
     cut to ``max_docs`` a topic (trec_eval -M), without unjudged documents if ``judged_only``
     (trec_eval -J); and, if some grade has a fraction, the same rankings with trec_eval's integer
-    grades (their integer part; a grade written with an exponent as strtol reads it), else None."""
+    grades (their integer part; a grade written with an exponent as strtol reads it), else None.
+    With ``diversity`` the qrels are diversity qrels and the rankings carry their subtopics and
+    the ``intents``' probabilities (:func:`~metrics.diversity.diversity_rankings`)."""
     if compat not in COMPAT:
         raise InputError(f"compat: expected one of {', '.join(COMPAT)}, not {compat!r}")
-    qrels, runs = load_qrels(qrels), load_runs(runs)
+    if intents is not None and not diversity:
+        raise InputError("intents: given, but no diversity or intent-aware measure (X-IA) reads them")
+    qrels = load_diversity_qrels(qrels) if diversity else load_qrels(qrels)
+    runs, intents = load_runs(runs), load_intents(intents)
 
-    def build(q: Qrels) -> Rankings:
-        rankings = build_rankings(q, runs, topics, float32_scores=compat == "pytrec_eval")
+    def build(q) -> Rankings:
+        if diversity:
+            rankings = diversity_rankings(q, runs, topics, float32_scores=compat == "pytrec_eval", intents=intents)
+        else:
+            rankings = build_rankings(q, runs, topics, float32_scores=compat == "pytrec_eval")
         if judged_only:
             rankings = judged_only_rankings(rankings)
         return rankings if max_docs is None else truncate(rankings, max_docs)
 
-    whole = np.trunc(qrels.grade) if qrels.whole is None else qrels.whole
-    fractional = not np.array_equal(whole, qrels.grade)
-    return build(qrels), build(Qrels(qrels.topic, qrels.docno, whole, qrels.source)) if fractional else None
+    whole = np.trunc(qrels.grade) if diversity or qrels.whole is None else qrels.whole
+    if np.array_equal(whole, qrels.grade):
+        return build(qrels), None
+    if diversity:
+        return build(qrels), build(DiversityQrels(qrels.topic, qrels.subtopic, qrels.docno, whole, qrels.source))
+    return build(qrels), build(Qrels(qrels.topic, qrels.docno, whole, qrels.source))
 
 
 def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool = False,
              topics: str = "qrels", undefined: str = "zero", average: str = "macro",
              compat: str = "trec_eval", max_docs: int | None = None, judged_only: bool = False,
-             relevance_level: float = 1) -> list[dict]:
+             relevance_level: float = 1, intents=None) -> list[dict]:
     """Evaluate runs with measures; a list of flat records.
 
     Each record is ``{"run", "topic", "measure", "value", "residual", "method"}``: one per (run, measure)
@@ -118,6 +168,14 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
     ``method`` says how the value was found: ``closed_form``, or ``exact`` for a measure declared
     by its browsing model alone (its exact expectation; :mod:`usermodels.scoring`, through which
     ``rpdi.evaluate`` also takes models of one's own).
+
+    The diversity measures (ndeval's ``alpha-nDCG@20``, ``ERR-IA@20``, ...; ir_measures'
+    ``alpha_nDCG@20``, ...) and any measure read by intent-drawing users (``X-IA``: ``RBP-IA``)
+    read the qrels as diversity qrels (``topic subtopic docno judgment``, see
+    :mod:`metrics.diversity`; a dict ``{topic: {subtopic: {docno: grade}}}``), and ``intents``
+    (a path of ``topic subtopic probability`` lines or ``{topic: {subtopic: probability}}``) gives
+    P(i|q), uniform over a topic's subtopics with a relevant document by default. The other
+    measures then see a document's largest grade over the subtopics.
 
     >>> evaluate({"q1": {"a": 1, "b": 0}}, {"sys": {"q1": {"a": 2.0, "b": 1.0}}}, ["P@2", "recip_rank"])
     [{'run': 'sys', 'topic': 'all', 'measure': 'P@2', 'value': 0.5, 'residual': None, 'method': 'closed_form'}, \
@@ -134,7 +192,8 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
         bad = [m.text for m in parsed if not m.spec.micro]
         if bad:
             raise InputError(f"measure {bad[0]!r}: has no micro-average (only ratio measures: P, R, SetP, SetR, Fallout)")
-    rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only)
+    diversity = any(m.spec.intents for m in parsed)
+    rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only, diversity, intents)
     scores = compute(rankings, parsed, compat, integer_rankings)
     macro = [_aggregate(score.value, rankings.present, m.spec.average, undefined) if average == "macro" else None
              for m, score in zip(parsed, scores)]
@@ -180,11 +239,12 @@ def _aggregate(values: np.ndarray, present: np.ndarray, how: str, undefined: str
 
 def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool = False, topics: str = "intersection",
                 compat: str = "trec_eval", max_docs: int | None = None, judged_only: bool = False,
-                relevance_level: float = 1, docs: float = 0.0) -> str:
+                relevance_level: float = 1, docs: float = 0.0, intents=None) -> str:
     """What ``trec_eval [-q] [-c] [-M n] [-J] [-l n] [-N n] -m NAME ... QRELS RUN`` prints, line for
     line: per topic (with ``per_topic``, topics in byte order, each the measures in trec_eval's
-    order), then ``all``; ``%-22s\t%s\t%s`` lines, values to 4 decimals, counts as integers. Names
-    may be rpdi's too. ``topics="qrels"`` is trec_eval -c.
+    order), then ``all``; ``%-22s\t%s\t%s`` lines, values to 4 decimals (the diversity and
+    intent-aware measures to 6, as ndeval prints them), counts as integers. Names may be rpdi's
+    too. ``topics="qrels"`` is trec_eval -c; ``intents`` as in :func:`evaluate`.
 
     Several runs give one block each, in the order given, headed by the run's ``runid all TAG``
     line (trec_eval's ``runid`` measure: the run's tag), so that the blocks can be told apart
@@ -202,7 +262,8 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
             found = [TrecLine(measure.text, TrecFamily("", "single"), measure)]
         lines += found
     runs = load_runs(runs)
-    rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only)
+    diversity = any(line.measure is not None and line.measure.spec.intents for line in lines)
+    rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only, diversity, intents)
     measured = [line for line in lines if line.measure is not None]
     # trec_eval -c sums num_rel as the judgments of grade > 0 in every qrels topic, whatever -l says
     # (its m_num_rel.c); per topic it stays the count at the -l level
@@ -223,7 +284,7 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
         if per_topic:
             shown = [line for line in lines if line.family.per_topic]
             texts = [None if line.measure is None else  # the run's values as printed, topic by topic
-                     [_trec_value(x, line.family.integer) for x in scores[id(line)].value[s].tolist()]
+                     [_trec_value(x, line.family.integer, _decimals(line)) for x in scores[id(line)].value[s].tolist()]
                      for line in shown]
             for t in np.flatnonzero(present).tolist():  # also a topic -J leaves empty, and with -c every qrels topic
                 topic = rankings.topics[t]
@@ -237,13 +298,19 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
                 if not headed:
                     out.append(f"{line.name:<22}\tall\t{runs[s].runid}")
                 continue
-            out.append(f"{line.name:<22}\tall\t{_trec_value(summaries[id(line)][s], line.family.integer)}")
+            value = _trec_value(summaries[id(line)][s], line.family.integer, _decimals(line))
+            out.append(f"{line.name:<22}\tall\t{value}")
     return "\n".join(out) + "\n"
 
 
-def _trec_value(value: float, integer: bool) -> str:
+def _decimals(line: TrecLine) -> int:
+    """trec_eval's 4 decimals; ndeval's 6 for the measures of diversity qrels."""
+    return 6 if line.measure is not None and line.measure.spec.intents else 4
+
+
+def _trec_value(value: float, integer: bool, decimals: int = 4) -> str:
     value = 0.0 if math.isnan(value) else float(value)
-    return str(int(round(value))) if integer else f"{value:.4f}"
+    return str(int(round(value))) if integer else f"{value:.{decimals}f}"
 
 
 def _relstring(rankings: Rankings, s: int, t: int, length: int) -> str:

@@ -1,6 +1,8 @@
 """ir_measures' names in rpdi: the aliases its users type, its ``Measure`` objects, and the one
 list of the measures of ir_measures 0.4.3's registry whose rpdi number differs from
-ir_measures', or that rpdi does not have yet, each with why (:data:`DIFFERENCES`).
+ir_measures' somewhere, each with where and why (:data:`DIFFERENCES`). Every name of that
+registry is accepted, its diversity measures (``alpha_nDCG@20``, ``ERR_IA@20``, ...) as
+ndeval's (:mod:`metrics.measures.diversity`), on diversity qrels.
 
 Every other name of that registry (``ir_measures.measures.registry``: ``P@10``, ``MAP``,
 ``NDCG@10``, ``Judged@10``, ``NumRet(rel=1)``, ``SetP(relative=True)``, ``P(judged_only=True)@5``,
@@ -8,7 +10,7 @@ Every other name of that registry (``ir_measures.measures.registry``: ``P@10``, 
 ir_measures' parameters and defaults, and gives ir_measures' number: tests/metrics/
 test_ir_measures_names.py iterates the registry and checks each name against ir_measures on the
 bundled CAsT 2021 runs and on random collections (ties, unjudged documents, negative grades),
-reading this list for the exceptions.
+the diversity measures on random diversity collections, reading this list for the exceptions.
 
 >>> translate("MAP(rel=2)@10"), translate("nDCG(gains={0:0,1:1,2:3})@10")
 ('AP(rel=2)@10', "nDCG(level_gains='2=3')@10")
@@ -26,13 +28,16 @@ from rpdi.metrics.measures.registry import split_name, split_params
 # ir_measures' other names of a measure rpdi knows by its first name (ir_measures' registry also
 # names NumRelRet = NumRet(rel=1) and SetRelP = SetP(relative=True): rpdi has both as measures)
 ALIASES = {"MAP": "AP", "BPref": "Bpref", "NDCG": "nDCG", "Precision": "P", "Recall": "R",
-           "RPrec": "Rprec", "MRR": "RR"}
+           "RPrec": "Rprec", "MRR": "RR",
+           # the diversity measures, by ndeval's names (NRBP and nNRBP are the same in both)
+           "alpha_DCG": "alpha-DCG", "alpha_nDCG": "alpha-nDCG", "ERR_IA": "ERR-IA", "nERR_IA": "nERR-IA",
+           "AP_IA": "MAP-IA", "MAP_IA": "MAP-IA", "P_IA": "P-IA", "StRecall": "strec"}
 
 
 @dataclass(frozen=True)
 class Difference:
-    """How an ir_measures name fares in rpdi. ``pending``: not accepted yet, the issue that adds
-    it. ``when``: where rpdi's number differs from ir_measures' (and only there):
+    """How an ir_measures name fares in rpdi. ``when``: where rpdi's number differs from
+    ir_measures' (and only there):
 
     - "ties": on a topic whose scores tie (the two order tied documents differently);
     - "scores <= 0": on a topic with a score <= 0 (Compat's ideal ranking puts a document
@@ -46,13 +51,14 @@ class Difference:
     """
 
     reason: str
-    pending: str | None = None
     when: tuple[str, ...] = ()
     equals: dict[str, str] | None = None
 
 
-_DIVERSITY = Difference("a diversity measure (intents in the qrels): not in rpdi yet",
-                        pending="issue 25: diversity measures")
+_DIVERSITY = Difference("ir_measures' pyndeval provider orders tied scores docno ascending; rpdi, as trec_eval and "
+                        "ndeval -traditional, descending. (pyndeval also refuses cutoffs above 20, and its "
+                        "ERR_IA@1 and alpha_DCG@1 are not normalised: ndeval's arrays skip rank 1)",
+                        when=("ties",))
 _ASCENDING = "ir_measures' {} provider orders tied scores docno ascending; rpdi, as trec_eval, descending"
 _INPUT_ORDER = ("ir_measures' {} provider keeps tied documents in the order the run lists them; rpdi, as "
                 "trec_eval, orders them docno descending")
@@ -103,7 +109,9 @@ def ir_measures_text(measure) -> str | None:
 def translate(text: str) -> str:
     """An ir_measures name as rpdi names the same measure: an alias (``MAP``) by rpdi's name,
     ``gains={0:0,1:1,2:3}`` (nDCG's custom gains) as trec_eval's ``level_gains='2=3'``,
-    ``IPrec(recall=0.2)`` as ``IPrec@0.2``; other names unchanged."""
+    ``IPrec(recall=0.2)`` as ``IPrec@0.2``, ``α_nDCG`` as ``alpha-nDCG``; other names unchanged."""
+    if text.lstrip().startswith("α_"):
+        text = "alpha" + text.lstrip()[1:]
     name, params_text, cutoff_text = split_name(text)
     if name not in ALIASES and not re.search(r"\b(gains|recall)\s*=", params_text or ""):
         return text

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.ir_measures_names import DIFFERENCES, ir_measures_text, translate
-from rpdi.metrics.measures.registry import MEASURES, Measure, parse_declared, split_name
+from rpdi.metrics.ir_measures_names import ir_measures_text, translate
+from rpdi.metrics.measures.registry import MEASURES, Measure, intent_aware_spec, parse_declared, split_name
 from rpdi.metrics.trec_names import suggest_name, trec_lines
 
 
@@ -32,13 +32,9 @@ def parse_measure(text) -> Measure:
             raise InputError(f"measure {text!r}: a measure is a name or an ir_measures Measure, "
                              f"not {type(text).__name__}")
         text = foreign
-    head = text.split("(")[0].split("@")[0].strip()
-    if head in DIFFERENCES and DIFFERENCES[head].pending:
-        raise InputError(f"measure {text!r}: ir_measures' {head} is not in rpdi yet "
-                         f"({DIFFERENCES[head].pending})")
-    name = split_name(text)[0]
     rpdi_text = translate(text)
-    if split_name(rpdi_text)[0] in MEASURES:
+    name = split_name(rpdi_text)[0]
+    if name in MEASURES or intent_aware_spec(name, MEASURES):
         return replace(parse_declared(rpdi_text), text=text)
     lines = trec_lines(text, strict=False)
     if lines is not None and len(lines) == 1 and lines[0].measure is not None:

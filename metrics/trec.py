@@ -129,6 +129,7 @@ class Layout:
     text: tuple[str, ...]
     numbers: tuple[str, ...]
     max_fields: int | None  # None: any number of trailing fields
+    key: tuple[str, ...] = ("topic", "docno")  # the text fields no two lines may share
 
     def fields_text(self) -> str:
         return " ".join(self.fields) + (" [ignored ...]" if self.max_fields is None else "")
@@ -136,7 +137,12 @@ class Layout:
 
 QRELS = Layout("qrels", ("topic", "iter", "docno", "grade"), ("topic", "docno"), ("grade",), 4)
 RUN = Layout("run", ("topic", "Q0", "docno", "rank", "score", "tag"), ("topic", "docno"), ("score",), None)
-LENGTHS = Layout("document lengths", ("docno", "words"), ("docno",), ("words",), 2)
+LENGTHS = Layout("document lengths", ("docno", "words"), ("docno",), ("words",), 2, ("docno",))
+# diversity qrels as ndeval reads them: the second column is the subtopic (:mod:`metrics.diversity`)
+DIVERSITY_QRELS = Layout("diversity qrels", ("topic", "subtopic", "docno", "grade"), ("topic", "subtopic", "docno"),
+                         ("grade",), 4, ("topic", "subtopic", "docno"))
+INTENTS = Layout("intent probabilities", ("topic", "subtopic", "probability"), ("topic", "subtopic"),
+                 ("probability",), 3, ("topic", "subtopic"))
 
 
 def run_name(path: str | os.PathLike) -> str:
@@ -467,17 +473,24 @@ def _values_ok(columns: dict, layout: Layout, duplicates: bool = True) -> bool:
         return False
     if layout is LENGTHS:
         return bool((columns["words"] >= 0).all()) and len(columns["docno"].dictionary) == len(columns["docno"])
-    return not (duplicates and _has_duplicates(columns["topic"], columns["docno"]))
+    if layout is INTENTS and not (columns["probability"] >= 0).all():
+        return False
+    if duplicates and len(layout.key) == 3:  # (topic, subtopic) as one column of codes
+        topic, subtopic = (to_numpy(columns[f].indices).astype(np.int64) for f in layout.key[:2])
+        return not _has_duplicates(topic * len(columns["subtopic"].dictionary) + subtopic, columns["docno"])
+    return not (duplicates and _has_duplicates(columns[layout.key[0]], columns[layout.key[-1]]))
 
 
 def _has_duplicates(topic, docno) -> bool:
-    """Whether a (topic, docno) pair occurs twice; both are pyarrow dictionary arrays."""
+    """Whether a (topic, docno) pair occurs twice; both are pyarrow dictionary arrays (``topic``
+    may also be integer codes)."""
     n, n_docs = len(docno), len(docno.dictionary)
     doc = to_numpy(docno.indices)
     if not n or np.bincount(doc).max() <= 1:  # every docno occurs once
         return False
-    key = to_numpy(topic.indices).astype(np.int64) * n_docs + doc
-    size = len(topic.dictionary) * n_docs
+    codes = topic if isinstance(topic, np.ndarray) else to_numpy(topic.indices)
+    key = codes.astype(np.int64) * n_docs + doc
+    size = (int(codes.max()) + 1 if len(codes) else 0) * n_docs
     if size <= 8 * n + 1024:
         return bool(np.count_nonzero(np.bincount(key, minlength=size)) < n)
     key.sort()
@@ -488,7 +501,7 @@ def _diagnose(path, data: bytes, layout: Layout) -> str:
     """Scan line by line for the first problem; only runs once the fast path refused."""
     seen: dict[tuple[str, ...], int] = {}
     n_fields = len(layout.fields)
-    key_fields = [layout.fields.index(f) for f in ("topic", "docno") if f in layout.fields]
+    key_fields = [layout.fields.index(f) for f in layout.key]
     for lineno, raw in enumerate(data.decode("utf-8").split("\n"), 1):
         parts = raw.split()
         if not parts or parts[0].startswith("#"):
@@ -506,11 +519,13 @@ def _diagnose(path, data: bytes, layout: Layout) -> str:
                 return f"{path}:{lineno}: {name} {text!r} is not a number"
             if not math.isfinite(value):
                 return f"{path}:{lineno}: {name} {text!r} is not a finite number"
-            if layout is LENGTHS and value < 0:
+            if layout in (LENGTHS, INTENTS) and value < 0:
                 return f"{path}:{lineno}: {name} {text!r} is negative"
         key = tuple(parts[i] for i in key_fields)
         if key in seen:
-            what = (f"document {key[-1]} appears twice for topic {key[0]}" if len(key) == 2
+            last = "document" if layout.key[-1] == "docno" else layout.key[-1]
+            what = (f"{last} {key[-1]} appears twice for topic {key[0]}"
+                    + (f" subtopic {key[1]}" if len(key) == 3 else "") if len(key) >= 2
                     else f"document {key[0]} appears twice")
             return f"{path}:{lineno}: {what} (first at line {seen[key]})"
         seen[key] = lineno

@@ -12,8 +12,8 @@ from typing import Callable
 import numpy as np
 
 from rpdi.simulate import agents, vector
-from rpdi.simulate.estimators import Moments
-from rpdi.simulate.ranking import BLOCK, block_rng
+from rpdi.simulate.estimators import MixedMoments, Moments
+from rpdi.simulate.ranking import BLOCK, Mixed, block_rng, variant_rng
 
 BATCHES = {"vector": vector.batch, "agent": agents.batch}  # many rankings at once (yielded), the same sessions
 
@@ -34,30 +34,59 @@ def simulate_rankings(model, rankings: list, users: int, tasks: list, engine: st
     with ``target_stderr``, block b of every ranking still simulating is one batch; each
     ranking's Moments are the same as simulated alone. ``done()`` is called as each ranking is
     finished (a progress bar's tick)."""
-    moments = [Moments() for _ in rankings]
+    moments = [MixedMoments(len(r.variants)) if isinstance(r, Mixed) else Moments() for r in rankings]
+    inner = getattr(model, "inner", model)  # a mixture's users are the inner model's, per variant
+
+    def run(blocks):
+        """Simulate blocks (k, users, block) and add their sessions; yields each ranking k whose
+        lanes of these blocks are all done."""
+        owners, lanes = _lanes([(k, rankings[k], n, tasks[k], b) for k, n, b in blocks], moments)
+        last = {k: j for j, (k, _) in enumerate(owners)}
+        yield from dict.fromkeys(k for k, _, _ in blocks if k not in last)  # all drew undefined variants
+        for j, ((k, v), sessions) in enumerate(zip(owners, BATCHES[engine](inner, lanes))):
+            (moments[k] if v is None else moments[k].parts[v]).add(*sessions)
+            if last[k] == j:
+                yield k
+
     if target_stderr is None:  # a known number of blocks: all blocks of all rankings in one batch
         blocks = -(-users // BLOCK)
-        lanes = [(ranking, min(BLOCK, users - b * BLOCK), block_rng(task, b))
-                 for ranking, task in zip(rankings, tasks) for b in range(blocks)]
-        for lane, sessions in enumerate(BATCHES[engine](model, lanes)):
-            moments[lane // blocks].add(*sessions)
-            if done is not None and lane % blocks == blocks - 1:
+        for _ in run([(k, min(BLOCK, users - b * BLOCK), b) for k in range(len(rankings)) for b in range(blocks)]):
+            if done is not None:
                 done()
         return moments
     todo = list(range(len(rankings)))
     blocks = -(-max_users // BLOCK)
     for block in range(blocks):
         n = min(BLOCK, max_users - block * BLOCK)
-        lanes = [(rankings[k], n, block_rng(tasks[k], block)) for k in todo]
-        last = block == blocks - 1
-        for k, sessions in zip(todo, BATCHES[engine](model, lanes)):
-            moments[k].add(*sessions)
-            if done is not None and (last or _precise(moments[k], model, target_stderr)):
+        for k in run([(k, n, block) for k in todo]):
+            if done is not None and (block == blocks - 1 or _precise(moments[k], model, target_stderr)):
                 done()
         todo = [k for k in todo if not _precise(moments[k], model, target_stderr)]
         if not todo:
             break
     return moments
+
+
+def _lanes(blocks: list, moments: list) -> tuple[list, list]:
+    """The engine's lanes of blocks (k, ranking, users, task, block), and whose each lane is:
+    (k, variant or None). A :class:`Mixed` ranking's block draws each user's variant from the
+    block's stream, then is one lane per variant drawn, on the stream of (task, block, variant)
+    (:mod:`usermodels.mixture`); the users who drew a variant where the inner user is undefined
+    read nothing (G = N = 0), added to ``moments`` at once."""
+    owners, lanes = [], []
+    for k, ranking, users, task, block in blocks:
+        if not isinstance(ranking, Mixed):
+            owners.append((k, None))
+            lanes.append((ranking, users, block_rng(task, block)))
+            continue
+        counts = ranking.counts(block_rng(task, block), users)
+        for v in np.flatnonzero(counts).tolist():
+            if not ranking.defined[v]:
+                moments[k].parts[v].add(*np.zeros((3, counts[v])))
+                continue
+            owners.append((k, v))
+            lanes.append((ranking.variants[v], int(counts[v]), variant_rng(task, block, v)))
+    return owners, lanes
 
 
 def _precise(moments: Moments, model, target_stderr: float) -> bool:

@@ -91,3 +91,24 @@ class Moments:
         if v <= 1e-12 * (vg + R * R * vn):  # zero but for rounding (G/N equal to the last bits)
             v = 0.0
         return R, np.sqrt(v / n) / mn
+
+
+class MixedMoments:
+    """A mixture's sessions (:mod:`usermodels.mixture`): one :class:`Moments` per variant, over
+    the users who drew it. Its estimate of an aggregation is sum_v (n_v / n) est_v, the variants'
+    estimates weighted by the shares of users who drew them, with standard error
+    sqrt(sum_v (n_v / n)^2 se_v^2) (the shares taken as given)."""
+
+    def __init__(self, variants: int):
+        self.parts = [Moments() for _ in range(variants)]
+
+    @property
+    def users(self) -> int:
+        return sum(m.users for m in self.parts)
+
+    def estimate(self, aggregation: str) -> tuple[float, float]:
+        n = self.users
+        drawn = [(m.users / n, *m.estimate(aggregation)) for m in self.parts if m.users] if n else []
+        if not drawn:
+            return np.nan, np.nan
+        return (float(sum(w * e for w, e, _ in drawn)), float(np.sqrt(sum((w * se) ** 2 for w, _, se in drawn))))

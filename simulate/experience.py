@@ -40,7 +40,7 @@ import numpy as np
 
 from rpdi.metrics.seeds import stream
 from rpdi.simulate import vector
-from rpdi.simulate.ranking import Ranking, blocks
+from rpdi.simulate.ranking import Mixed, Ranking, blocks
 from rpdi.usermodels.base import At, BrowsingModel
 
 OUTCOMES = {"rate": "G/N", "mean_rate": "G/N", "total": "G", "depth": "N", "cost": "cost"}
@@ -181,19 +181,59 @@ def user_preference(model: BrowsingModel, rows: dict, runs, topic_ids, topics, p
     """For each pair (a, b) of run indices: the mean over ``topics`` (indices into ``topic_ids``) of pi_t, its
     interval over topics (``interval(matrix of pi_t per pair) -> (low, high)``), the outcome's
     name and how it was found (``exact`` or ``simulated``). ``rows`` maps (run,
-    topic) indices to :class:`Ranking` (``ranking.rankings_for``)."""
+    topic) indices to :class:`Ranking` (``ranking.rankings_for``). For a mixture's users
+    (:class:`Mixed` rows: X-IA's), pi_t = sum_v p_v pi_tv compares users who drew the same variant
+    (intent) v (:func:`preferences` gives the pi_tv too)."""
+    return preferences(model, rows, runs, topic_ids, topics, pairs, users, seed, interval)[0]
+
+
+def preferences(model: BrowsingModel, rows: dict, runs, topic_ids, topics, pairs, users: int,
+                seed: int, interval) -> tuple[list[dict], np.ndarray | None]:
+    """:func:`user_preference`'s records, and for a mixture's users the pi_tv of
+    :func:`variant_preference` (pairs, topics, V) (None for other users)."""
+    pi, method = variant_preference(model, rows, runs, topic_ids, topics, pairs, users, seed)
+    by_variant = None
+    if pi.ndim == 3:
+        by_variant, pi = pi, (pi * variant_shares(rows, topics)[None]).sum(-1)
+    low, high = interval(pi)
+    return [{"user_outcome": OUTCOMES[model.aggregation], "user_b_better": float(pi[k].mean()),
+             "user_ci_low": float(low[k]), "user_ci_high": float(high[k]), "user_method": method}
+            for k in range(len(pairs))], by_variant
+
+
+def variant_preference(model: BrowsingModel, rows: dict, runs, topic_ids, topics, pairs, users: int,
+                       seed: int) -> tuple[np.ndarray, str]:
+    """pi_t of every pair (rows of the result) on every topic of ``topics`` (columns), and how it
+    was found; for a mixture's :class:`Mixed` rows pi_tv per variant v too, (pairs, topics, V): the
+    probability that a user of b who drew v fares better than a user of a who drew v (a variant on
+    which the inner user is undefined: both read nothing, 1/2). This compares like with like where
+    the variants mean the same for every run (intents); the shares are the first run's."""
     needed = sorted({s for pair in pairs for s in pair})
     keys = [(s, t) for s in needed for t in topics]
-    exact = outcome_distributions(model, [rows[key] for key in keys])
+    mixed = isinstance(rows[keys[0]], Mixed)
+    inner = model.inner if mixed else model
+    lanes = [(key, v) for key in keys for v in range(len(rows[key].variants))] if mixed else [(key, None) for key in keys]
+    use = [(key, v) for key, v in lanes if v is None or rows[key].defined[v]]
+    ranking = lambda key, v: rows[key] if v is None else rows[key].variants[v]  # noqa: E731
+    exact = outcome_distributions(inner, [ranking(*lane) for lane in use])
     if exact is None and users <= 0:
         raise ValueError(f"{model.measure.text}: the outcome distribution is not finite; "
                          f"simulating it needs users > 0")
     method = "simulated" if exact is None else "exact"
-    dist = dict(zip(keys, exact if exact is not None else sampled_distributions(
-        model, [rows[key] for key in keys], users,
-        [stream(seed, runs[s], str(topic_ids[t]), model.measure.text, "experience") for s, t in keys])))
-    pi = np.array([[superiority(dist[a, t], dist[b, t]) for t in topics] for a, b in pairs])
-    low, high = interval(pi)
-    return [{"user_outcome": OUTCOMES[model.aggregation], "user_b_better": float(pi[k].mean()),
-             "user_ci_low": float(low[k]), "user_ci_high": float(high[k]), "user_method": method}
-            for k in range(len(pairs))]
+    if exact is None:
+        tasks = [stream(seed, runs[s], str(topic_ids[t]), model.measure.text, "experience",
+                        *([] if v is None else [str(v)])) for (s, t), v in use]
+        exact = sampled_distributions(inner, [ranking(*lane) for lane in use], users, tasks)
+    nothing = (np.zeros(1), np.ones(1))  # an undefined variant's users: outcome 0
+    dist = dict.fromkeys(lanes, nothing) | dict(zip(use, exact))
+    if not mixed:
+        return np.array([[superiority(dist[(a, t), None], dist[(b, t), None]) for t in topics] for a, b in pairs]), method
+    V = len(rows[keys[0]].variants)
+    return np.array([[[superiority(dist[(a, t), v], dist[(b, t), v]) for v in range(V)] for t in topics]
+                     for a, b in pairs]), method
+
+
+def variant_shares(rows: dict, topics) -> np.ndarray:
+    """(topics, V) the variants' probabilities on each topic (the same for every run)."""
+    first = next(iter(rows))[0]
+    return np.array([rows[first, t].shares for t in topics])

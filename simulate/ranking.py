@@ -6,7 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rpdi.metrics.view import View
 from rpdi.usermodels.base import At, Branch, BrowsingModel
+from rpdi.usermodels.exact import exact
+from rpdi.usermodels.mixture import Mixture
 
 BLOCK = 1 << 14  # users per random stream: results do not depend on how blocks are batched
 
@@ -46,8 +49,38 @@ class Ranking:
         return i >= self.horizon or (self.convention == "stop" and i >= self.length)
 
 
+@dataclass(frozen=True)
+class Mixed:
+    """A ranking a user of a :class:`usermodels.mixture.Mixture` meets: one :class:`Ranking` per
+    variant and the variants' probabilities (``shares``, (V,)); a user draws one at the start."""
+
+    variants: tuple[Ranking, ...]
+    shares: np.ndarray
+    defined: np.ndarray  # (V,) bool: the inner user is defined on the variant (else it reads nothing)
+
+    def counts(self, rng: np.random.Generator, users: int) -> np.ndarray:
+        """How many of ``users`` users draw each variant: one uniform each from ``rng``, the
+        variant v with u * sum(shares) < shares_1 + ... + shares_v."""
+        cum = np.cumsum(self.shares)
+        v = np.minimum(np.searchsorted(cum, rng.random(users) * cum[-1], side="right"), len(cum) - 1)
+        return np.bincount(v, minlength=len(cum))
+
+
+def variant_rng(task: np.random.SeedSequence, block: int, variant: int) -> np.random.Generator:
+    """The generator of the users of one block of a task who drew one variant."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(task.entropy, spawn_key=(block, variant))))
+
+
 def rankings_for(model: BrowsingModel, view, convention: str, horizon: int | None = None) -> dict:
-    """{(s, t): Ranking} for every row of a :class:`metrics.view.View` cut at the model's depth."""
+    """{(s, t): Ranking} for every row of a :class:`metrics.view.View` cut at the model's depth
+    (a :class:`Mixed` of the variants' for a mixture)."""
+    if isinstance(model, Mixture):
+        variants, weights = model.variants(view.rankings)
+        rows = [rankings_for(model.inner, View(r, model.k), convention, horizon) for r in variants]
+        # the variants where the inner user is defined, as the exact evaluator finds them
+        defined = np.stack([np.isfinite(exact(model.inner, r, convention, horizon).value) for r in variants], -1)
+        shares = model.shares(weights, defined.shape)
+        return {key: Mixed(tuple(r[key] for r in rows), shares[key], defined[key]) for key in rows[0]}
     gains = model.gains(view.grade, view)
     start = model.initial(view)
     seen = np.cumsum(gains, axis=-1)

@@ -44,6 +44,8 @@ def mean_stats(mom: Moments, model, ex, s: int, t: int, ranking) -> dict:
     g_i > 0 (never less than the largest G observed, for plug-in models); for rate, X's lower
     bound -R m / E[N] holds unless some user reads past rank m, m the first rank with
     users x P(N > m) <= TRUNCATION (``slack`` carries that chance into the p-value)."""
+    if ex.parts:
+        return _mixed_stats(mom, model, ex, s, t, ranking)
     agg = model.aggregation
     scale = ex.ideal[t] if model.normalised else 1.0
     value, variance = ex.value[s, t], ex.variance[agg][s, t]
@@ -85,6 +87,40 @@ def mean_stats(mom: Moments, model, ex, s: int, t: int, ranking) -> dict:
         up, low = top - mu, mu
     return out | {"dev": float(dev / scale), "up": float(max(up, 0.0) / scale),
                   "low": float(max(low, 0.0) / scale), "msd": float(max(msd, 0.0) / scale ** 2)}
+
+
+def _mixed_stats(mom, model, ex, s: int, t: int, ranking) -> dict:
+    """:func:`mean_stats` of a mixture's sample (:mod:`usermodels.mixture`), from each variant's.
+    A user of variant v has the outcome Y = E_v + (X - E_v[X]), X its variant's outcome (rate:
+    E_v + (G - R_v N)/E_v[N]): E[Y] is the mixture's value E whatever the shares drawn, and
+    Var(Y) = sum_v p_v (Var_v + (E_v - E)^2), the mixture's per-user variance. The deviation is
+    the mean of Y - E over all users, the bounds the widest of any variant's shifted by E_v - E;
+    all divided by the mixture's ideal value where it is normalised as a whole."""
+    scale = 1.0 if ex.ideal is None else float(ex.ideal[t])  # a mixture normalised as a whole
+    n, value = mom.users, float(ex.value[s, t])
+    se = model_stderr(float(ex.variance[model.aggregation][s, t]), value, n)
+    value *= scale  # the variants' values are not divided by it
+    out = {"users": n, "estimate": 0.0, "stderr": se, "var": float(ex.variance[model.aggregation][s, t]),
+           "slack": 0.0}
+    dev = msd = up = low = 0.0
+    for v, part in enumerate(mom.parts):
+        if not part.users:
+            continue
+        if ranking.defined[v]:
+            x = mean_stats(part, model.inner, ex.parts[v], s, t, ranking.variants[v])
+        else:  # its users read nothing: Y = 0
+            x = {"estimate": 0.0, "dev": 0.0, "msd": 0.0, "up": 0.0, "low": 0.0, "slack": 0.0}
+        if x.get("dev") is None:
+            return out | {"dev": None}
+        shift = (float(ex.parts[v].value[s, t]) if ranking.defined[v] else 0.0) - value
+        share = part.users / n
+        out["estimate"] += share * x["estimate"]  # each variant's estimate (normalised by its ideal)
+        dev += share * (shift + x["dev"])
+        msd += share * (x["msd"] + 2 * shift * x["dev"] + shift ** 2)
+        up, low = max(up, shift + x["up"]), max(low, x["low"] - shift)
+        out["slack"] += x["slack"]
+    out["estimate"] /= scale
+    return out | {"dev": dev / scale, "up": up / scale, "low": low / scale, "msd": msd / scale ** 2}
 
 
 def _raw_mean(mom: Moments, k: str) -> float:

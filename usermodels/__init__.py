@@ -7,6 +7,7 @@
 
 from rpdi.choices import CONVENTIONS
 from rpdi.metrics.measures.registry import Measure
+from rpdi.metrics.measures.diversity_ia import intent_aware_base
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels.ap import RobertsonAP
@@ -17,8 +18,10 @@ from rpdi.usermodels.cwl import INSQ, INST, NERR8, NERR9, NERR10, NERR11
 from rpdi.usermodels.err import ERR
 from rpdi.usermodels.exact import AGGREGATIONS, ExactValue, Expectations, exact
 from rpdi.usermodels.hit import HIT, Success
+from rpdi.usermodels.intents import NDEVAL_USERS, IntentAware
 from rpdi.usermodels.ift import IFTGoal, IFTGoalRate, IFTRate
 from rpdi.usermodels.logdiscount import DCG, NDCG, SDCG
+from rpdi.usermodels.novelty import NNRBP, NRBP, AlphaDCG, AlphaNDCG
 from rpdi.usermodels.npv import NPV
 from rpdi.usermodels.plugin import is_plugin, load_plugin
 from rpdi.usermodels.population import BetaRBP
@@ -37,6 +40,8 @@ MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [
     CautiousRR, RBP2, INST, INSQ, NERR8, NERR9, NERR10, NERR11, TBG, BetaRBP, BPM, BPMDynamic,
     IFTGoal, IFTRate, IFTGoalRate, UMeasure, NPV, SET,
 ]}
+# the users of ndeval's diversity measures, which read the subtopics of diversity qrels
+DIVERSITY_MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [AlphaDCG, AlphaNDCG, NRBP, NNRBP]}
 
 
 def model_for(measure, base: str | None = None) -> BrowsingModel:
@@ -51,17 +56,22 @@ def model_for(measure, base: str | None = None) -> BrowsingModel:
     if isinstance(measure, str) and is_plugin(measure):
         return load_plugin(measure, base)
     m = measure if isinstance(measure, Measure) else parse_measure(measure)
+    base = intent_aware_base(m)
+    if base is not None:  # X-IA: X's user, having drawn an intent
+        return IntentAware(model_for(base), m)
+    if m.spec.name in NDEVAL_USERS:
+        return NDEVAL_USERS[m.spec.name](m)
     if m.params.get("judged_only"):
         raise InputError(f"measure {m.text!r}: judged_only reads another ranking than the user's; "
                          f"it can be evaluated (rpdi eval) but not simulated")
     if isinstance(m.spec.compute, ExactValue):  # declared by its model
         return m.spec.compute.model_class(m)
-    cls = MODELS.get(m.spec.name)
+    cls = MODELS.get(m.spec.name) or DIVERSITY_MODELS.get(m.spec.name)
     if cls is None:
         raise InputError(f"measure {m.text!r}: {m.spec.name} has no browsing model; it can be "
                          f"evaluated (rpdi eval) but not simulated (see `rpdi models`)")
     return cls(m)
 
 
-__all__ = ["MODELS", "model_for", "evaluate", "score", "resolve", "exact", "Expectations", "AGGREGATIONS",
+__all__ = ["MODELS", "DIVERSITY_MODELS", "model_for", "evaluate", "score", "resolve", "exact", "Expectations", "AGGREGATIONS",
            "CONVENTIONS", "BrowsingModel", "Branch", "At", "geometric"]

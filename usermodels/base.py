@@ -21,6 +21,7 @@ import numpy as np
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.measures.registry import MEASURES, Measure, MeasureSpec, Param
 from rpdi.metrics.names import parse_measure
+from rpdi.metrics.rankings import Rankings
 from rpdi.metrics.view import View, scaled_gains
 
 
@@ -203,6 +204,13 @@ class BrowsingModel:
 
     def n_states(self, view: View) -> int:
         return 1
+
+    def ideal_rankings(self, rankings: Rankings) -> Rankings:
+        """Each topic's ideal ranking, the one run ``ideal`` a normalised model divides by: the
+        topic's judged grades, best first (nDCG's)."""
+        ideal = rankings.ideal
+        return Rankings.of_grades(ideal[None], ideal, rankings.n_judged, rankings.max_grade,
+                                  length=rankings.n_judged[None].copy(), runs=("ideal",), topics=rankings.topics)
 
     def state_values(self, view: View) -> np.ndarray:
         """What ``step`` receives as the state of each of the K states (default: 0..K-1)."""

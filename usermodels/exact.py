@@ -29,6 +29,7 @@ from rpdi.metrics.rankings import Rankings
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.view import Score, View
 from rpdi.usermodels.base import At, BrowsingModel
+from rpdi.usermodels.mixture import Mixture
 
 AGGREGATIONS = ("rate", "mean_rate", "total", "depth", "cost")
 
@@ -50,6 +51,8 @@ class Expectations:
     stop: np.ndarray
     never: np.ndarray
     ideal: np.ndarray | None = None  # (T,) the same expectation on each topic's ideal ranking
+    parts: tuple["Expectations", ...] = ()  # a mixture's: the inner model's on each variant
+    shares: np.ndarray | None = None  # a mixture's (S, T, V) probabilities of the variants
 
     @property
     def value(self) -> np.ndarray:
@@ -73,6 +76,8 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
     horizon = model.horizon if horizon is None else horizon
     if convention not in CONVENTIONS:
         raise InputError(f"convention must be one of {CONVENTIONS}, not {convention!r}")
+    if isinstance(model, Mixture):
+        return _mixed(model, rankings, convention, horizon, tol)
     view = View(rankings, model.k)
     S = view.grade.shape[0]
     tail_max = model.gains(np.full(view.grade.shape[:2] + (1,), view.max_grade), view)
@@ -100,6 +105,44 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
         ideal = ideal[model.aggregation][0]
     return Expectations(model, lower, upper, variance, both.reach[:S], both.stop[:S], both.never[:S],
                         ideal)
+
+
+def _mixed(model: Mixture, rankings: Rankings, convention, horizon, tol) -> Expectations:
+    """A mixture's expectations (:mod:`usermodels.mixture`): the inner model's on every variant,
+    weighted by the variants' shares; the per-user variance adds the spread between variants."""
+    variants, weights = model.variants(rankings)
+    parts = tuple(exact(model.inner, r, convention, horizon, tol) for r in variants)
+    p = model.shares(weights, parts[0].value.shape + (len(parts),))
+    some = (p > 0).any(-1)
+
+    def mean(arrays):  # sum_v p_v x_v; NaN where no variant has a weight
+        x = np.where(p > 0, np.stack(arrays, -1), 0.0)
+        return np.where(some, (p * x).sum(-1), np.nan)
+
+    # a variant where the inner user is undefined counts 0: its users read nothing
+    ok = [np.isfinite(x.value) for x in parts]
+    part = lambda x, d, key: {a: np.where(d, v, 0.0) for a, v in getattr(x, key).items()}  # noqa: E731
+    values_v, upper_v, variance_v = ([part(x, d, key) for x, d in zip(parts, ok)] for key in ("values", "upper", "variance"))
+    values = {a: mean([v[a] for v in values_v]) for a in values_v[0]}
+    upper = {a: mean([v[a] for v in upper_v]) for a in upper_v[0]}
+    with np.errstate(invalid="ignore"):  # inf - inf where users never stop
+        variance = {a: mean([var[a] + (v[a] - values[a]) ** 2 for var, v in zip(variance_v, values_v)])
+                    for a in variance_v[0]}
+    width = max(x.reach.shape[-1] for x in parts)
+    pad = lambda a: np.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, width - a.shape[-1])])  # noqa: E731
+    linear = lambda arrays: np.nan_to_num(mean([np.where(d, a, 0.0) for a, d in zip(arrays, ok)]))  # noqa: E731
+    reach = np.moveaxis(linear([np.moveaxis(pad(x.reach), -1, 0) for x in parts]), 0, -1)
+    stop = np.moveaxis(linear([np.moveaxis(pad(x.stop), -1, 0) for x in parts]), 0, -1)
+    ideal = None
+    ideal_variants = model.ideal_variants(rankings)
+    if ideal_variants is not None:  # normalised as a whole: by the mixture's value on one ideal ranking
+        best = [exact(model.inner, r, convention, horizon, tol).values for r in ideal_variants]
+        ideal = (p[0] * np.stack([np.nan_to_num(b[model.aggregation][0]) for b in best], -1)).sum(-1)
+        for a in ("total", "rate", "mean_rate"):
+            values[a], upper[a] = _ratio(values[a], ideal), _ratio(upper[a], ideal)
+            variance[a] = _ratio(variance[a], ideal ** 2)
+    return Expectations(model, values, upper, variance, reach, stop, linear([x.never for x in parts]),
+                        ideal=ideal, parts=parts, shares=p)
 
 
 @dataclass(frozen=True)
@@ -295,12 +338,8 @@ def _ratio(a, b):
 
 
 def _ideal_propagation(model, rankings: Rankings, convention, horizon, tol) -> dict[str, np.ndarray]:
-    """The model's expectations on each topic's ideal ranking (all judged grades, best first)."""
-    ideal = rankings.ideal
-    ideal_rankings = Rankings.of_grades(ideal[None], ideal, rankings.n_judged, rankings.max_grade,
-                                        length=rankings.n_judged[None].copy(), runs=("ideal",),
-                                        topics=rankings.topics)
-    view = View(ideal_rankings, model.k)
+    """The model's expectations on each topic's ideal ranking (:meth:`BrowsingModel.ideal_rankings`)."""
+    view = View(model.ideal_rankings(rankings), model.k)
     gains = model.gains(view.grade, view)
     return _propagate(model, model.initial(view), model.state_values(view), gains,
                       np.zeros(gains.shape[:-1] + (1,)), view.length, convention, horizon, tol).values

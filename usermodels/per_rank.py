@@ -32,6 +32,7 @@ from rpdi.metrics.rankings import Rankings
 from rpdi.metrics.view import View
 from rpdi.usermodels.base import BrowsingModel
 from rpdi.usermodels.exact import exact
+from rpdi.usermodels.mixture import Mixture
 
 
 @dataclass(frozen=True)
@@ -69,15 +70,16 @@ def per_rank(model: BrowsingModel, rankings: Rankings, depth: int, convention: s
     n = max(depth, ex.stop.shape[-1], int(read))  # every rank any user reads, and the table's
     reach = _padded(ex.reach[0, 0], n + 1)
     L = _padded(ex.stop[0, 0], n)
-    gain = _padded(model.gains(view.grade, view)[0, 0][:read], n)
+    gain = _gain(model, rankings, ex, read, n)
     expected_depth = float(ex.values["depth"][0, 0])
     V = reach[:n]
     with np.errstate(invalid="ignore", divide="ignore"):
         C = np.where(V > 0, reach[1:] / np.where(V > 0, V, 1), np.nan)
         after = np.cumsum((L / np.arange(1, n + 1))[::-1])[::-1]  # sum over j >= i of L(j)/j
         W = {"rate": V / expected_depth, "mean_rate": after, "total": V}.get(model.aggregation, np.full(n, np.nan))
-        if ex.ideal is not None:
-            W = W / ex.ideal[0]
+        ideal = _ideal(ex)
+        if ideal is not None:
+            W = W / ideal
     start = model.initial(view)[0, 0]
     if not start.any():  # undefined on this ranking (AP with no relevant document): no weights
         W = np.full(n, np.nan)
@@ -89,6 +91,29 @@ def per_rank(model: BrowsingModel, rankings: Rankings, depth: int, convention: s
 
 
 CWL_NUMBERS = ("rate", "total", "depth")  # cwl_eval's EU, ETU and ED
+
+
+def _gain(model, rankings, ex, read: int, n: int) -> np.ndarray:
+    """The model's gain at each rank; a mixture's (X-IA's) is the variants' (intents') gains
+    weighted by their probabilities, sum_v p_v g_v(i)."""
+    if not isinstance(model, Mixture):
+        view = View(rankings, model.k)
+        return _padded(model.gains(view.grade, view)[0, 0][:read], n)
+    variants, _ = model.variants(rankings)
+    views = [View(r, model.k) for r in variants]
+    return sum(p * _padded(model.inner.gains(v.grade, v)[0, 0][:read], n) for p, v in zip(ex.shares[0, 0], views))
+
+
+def _ideal(ex) -> float | None:
+    """What the weights are divided by: the ideal value of a normalised model; a mixture's, when
+    every variant has the same (ERR-IA's ranking relevant at every rank), else NaN (each intent
+    is normalised by its own ideal: no one weight per rank); None: not normalised."""
+    if ex.ideal is not None or not ex.parts:
+        return None if ex.ideal is None else ex.ideal[0]
+    ideals = [x.ideal[0] for x, p in zip(ex.parts, ex.shares[0, 0]) if p > 0 and x.ideal is not None]
+    if not ideals:
+        return None
+    return ideals[0] if np.allclose(ideals, ideals[0], rtol=1e-12) else np.nan
 
 
 def _residual(value: float, upper: float) -> float:

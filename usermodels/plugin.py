@@ -4,7 +4,8 @@
   (or, in a config, to the config's folder first);
 * a module on the Python path, ``mypkg.models:ClassName(param=value,...)@k`` (the example shipped
   with rpdi: ``rpdi.usermodels.examples.two_strikes:TwoStrikes(n=2)``);
-* in Python, the class or an instance itself (``TwoStrikes``, ``TwoStrikes(n=3)``).
+* in Python, the class or an instance itself (``TwoStrikes``, ``TwoStrikes(n=3)``);
+* its intent-aware user (:mod:`usermodels.intents`), ``path/to/model.py:ClassName-IA(...)@k``.
 
 The class subclasses :class:`usermodels.base.BrowsingModel` and declares its parameters with
 defaults in ``parameters`` (their types follow the defaults); see
@@ -43,7 +44,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from rpdi.metrics.measures.registry import parse_declared
+from rpdi.metrics.measures.registry import IA_SUFFIX, parse_declared
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels.base import Branch, BrowsingModel
 from rpdi.usermodels.exact import ExactValue
@@ -96,6 +97,11 @@ def load_plugin(text: str, base: str | None = None) -> BrowsingModel:
         raise InputError(f"measure {text!r}: expected path/to/model.py:ClassName(param=value,...)@k "
                          f"or package.module:ClassName(...)")
     name, rest = match.group("name", "rest")
+    if rest.startswith(IA_SUFFIX):  # X-IA of a model of one's own: its user, having drawn an intent
+        from rpdi.usermodels.intents import IntentAware, intent_aware_measure
+
+        inner = load_plugin(text.replace(name + IA_SUFFIX, name, 1), base)
+        return IntentAware(inner, replace(intent_aware_measure(inner.measure), text=text))
     where = plugin_path(text, base) if "path" in match.groupdict() else match.group("module")
     try:
         cls = _guarded_class(where, name, "path" not in match.groupdict())

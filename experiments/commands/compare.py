@@ -7,8 +7,8 @@ import os
 from rpdi.experiments import compare_plots
 from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
 from rpdi.experiments.commands.outputs import check_writable
-from rpdi.experiments.compare import FIELDS, POWER_FIELDS, USER_FIELDS, compare, discriminative_power
-from rpdi.experiments.formats import compare_table, format_records, power_table
+from rpdi.experiments.compare import FIELDS, INTENT_FIELDS, POWER_FIELDS, USER_FIELDS, compare, discriminative_power
+from rpdi.experiments.formats import compare_table, format_records, intent_table, power_table, to_json
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import expand
 from rpdi.simulate.settings import check_settings
@@ -22,11 +22,12 @@ def run(args) -> str:
         raise InputError("--per-topic: compare reports pairs of runs over all topics, not single topics")
     check_writable(args.plots, "--plots", directory=True)
     topics = args.topics or "qrels"
-    qrels, runs = collection(args, topics)
+    diversity = args.intents is not None or any(m.spec.intents for m in expand(measures))
+    qrels, runs = collection(args, topics, diversity=diversity)
     tests = dict(test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
-                 seed=args.seed, interval=args.interval, topics=topics)
-    records = compare(qrels, runs, measures, baseline=args.baseline, users=args.users,
-                      convention=args.convention, force=args.force, **tests)
+                 seed=args.seed, interval=args.interval, topics=topics, intents=args.intents)
+    records, per_intent = compare(qrels, runs, measures, baseline=args.baseline, users=args.users,
+                                  convention=args.convention, force=args.force, by_intent=True, **tests)
     power = None
     if args.discriminative_power:  # a measure's power over all pairs of runs, whichever pairs are shown
         every = records if args.baseline is None else compare(qrels, runs, measures, **tests)
@@ -38,6 +39,8 @@ def run(args) -> str:
             compare_plots.forest(records, os.path.join(args.plots, "forest.png"), what)
             if power:
                 compare_plots.asl_curves(power, os.path.join(args.plots, "asl.png"), f"{args.test} test")
+            if per_intent:
+                compare_plots.intents(per_intent, os.path.join(args.plots, "intents.png"), what)
         except OSError as exc:
             raise InputError(f"--plots {args.plots}: cannot write there: {exc.strerror or exc}") from None
     if power is not None:
@@ -46,5 +49,9 @@ def run(args) -> str:
         return format_records(power, args.format, POWER_FIELDS)
     fields = FIELDS + (USER_FIELDS if args.users is not None else ())
     if args.format == "table":
-        return compare_table(records, args.alpha, args.baseline)
-    return format_records(records, args.format, fields)
+        text = compare_table(records, args.alpha, args.baseline)
+        return text + ("\n" + intent_table(per_intent, args.alpha) if per_intent else "")
+    if per_intent and args.format == "json":  # the pairs and, per intent, the users' preferences
+        return to_json({"pairs": records, "intents": per_intent}) + "\n"
+    text = format_records(records, args.format, fields)
+    return text + ("\n" + format_records(per_intent, args.format, INTENT_FIELDS) if per_intent else "")

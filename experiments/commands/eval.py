@@ -12,11 +12,12 @@ from rpdi.metrics.evaluate import evaluate, expand, trec_report
 def run(args) -> str:
     names = measure_names(args)
     measures = resolved_measures(names)
-    expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
+    parsed = expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
     topics = "qrels" if args.all_topics else args.topics or ("intersection" if args.format == "trec" else "qrels")
-    qrels, runs = collection(args, topics)
+    # intents given: diversity qrels, even if no measure reads them (evaluate then says so)
+    qrels, runs = collection(args, topics, diversity=any(m.spec.intents for m in parsed) or args.intents is not None)
     options = dict(topics=topics, compat=args.compat, max_docs=args.max_docs, judged_only=args.judged_only,
-                   relevance_level=args.relevance_level)
+                   relevance_level=args.relevance_level, intents=args.intents)
     try:
         if args.format == "trec":
             return trec_report(qrels, runs, measures, per_topic=args.per_topic, docs=args.num_docs, **options)
@@ -25,8 +26,9 @@ def run(args) -> str:
     except (MemoryError, OverflowError) as exc:  # a huge cutoff or parameter, e.g. P@100000000000
         reason = (str(exc).splitlines() or [type(exc).__name__])[0]
         for text, m in zip(names, measures):  # name the measure at fault
+            reads_intents = any(x.spec.intents for x in expand([m], args.relevance_level))
             try:
-                evaluate(qrels, runs, [m], **options)
+                evaluate(qrels, runs, [m], **{**options, "intents": args.intents if reads_intents else None})
             except (MemoryError, OverflowError):
                 raise InputError(f"measure {text!r}: too large to evaluate ({reason})") from None
         raise InputError(f"too large to evaluate ({reason})") from None

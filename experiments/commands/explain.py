@@ -15,11 +15,15 @@ import math
 import os
 import re
 
+import numpy as np
+
+from rpdi.choices import TABLE_II_RANKING
 from rpdi.experiments.commands.outputs import PLOT_FORMATS, check_writable
 from rpdi.experiments.formats import align, number, to_json
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import rankings_from_grades
 from rpdi.usermodels import model_for
+from rpdi.usermodels.mixture import Mixture
 from rpdi.usermodels.per_rank import PerRank, per_rank
 
 AGGREGATIONS = {"rate": "E[G]/E[N], the expected gain over the expected number of documents read",
@@ -31,17 +35,25 @@ _NUMBERS = re.compile(r"\s*\d+(\.\d*)?(\s*[,\s]\s*\d+(\.\d*)?)*\s*")
 
 
 def run(args) -> str:
-    text = args.ranking.strip()
-    grades = parse_ranking(text)
-    shown = text if _SYMBOLS.fullmatch(text) else ",".join(f"{g:g}" for g in grades)
     check_writable(args.plot, "--plot", formats=PLOT_FORMATS)
     plot_format = os.path.splitext(args.plot)[1].lower().lstrip(".") if args.plot else None
     model = model_for(args.measure)
+    if model.measure.spec.intents:  # a diversity or intent-aware user: documents as the intents they serve
+        text = (DIVERSITY_RANKING if args.ranking == TABLE_II_RANKING else args.ranking).strip()
+        rankings, grades = intent_ranking(text, args.intents)
+        shown = text
+    else:
+        if args.intents is not None:
+            raise InputError(f"--intents: {args.measure} reads no intents (a diversity or X-IA measure does)")
+        text = args.ranking.strip()
+        grades = parse_ranking(text)
+        shown = text if _SYMBOLS.fullmatch(text) else ",".join(f"{g:g}" for g in grades)
+        judged = [g is not None for g in grades]
+        rankings = rankings_from_grades([g or 0.0 for g in grades], judged=judged)
     depth = len(grades) if args.depth is None else args.depth
     if not 1 <= depth <= model.horizon:
         raise InputError(f"--depth: must be between 1 and {model.horizon} (the user's horizon), not {depth}")
-    judged = [g is not None for g in grades]
-    view = per_rank(model, rankings_from_grades([g or 0.0 for g in grades], judged=judged), depth)
+    view = per_rank(model, rankings, depth)
     notes = _notes(model, view, depth, len(grades))
     if args.plot:
         from rpdi.experiments.plots import per_rank as plot_per_rank
@@ -53,6 +65,43 @@ def run(args) -> str:
     if args.format == "json":
         return to_json(_record(args.measure, model, shown, view, grades, notes)) + "\n"
     return _table(args.measure, model, shown, view, grades, notes, args.digits)
+
+
+DIVERSITY_RANKING = "ab,a,-,b,c,?"  # explain's ranking for a diversity measure by default
+_INTENT_ITEM = re.compile(r"[A-Za-z0-9]+|-|\?")
+
+
+def intent_ranking(text: str, intents: str | None):
+    """One topic's diversity rankings from ``ab,a,-,c,?``: per document the intents (one letter
+    or digit each) it is relevant to, - none (judged), ? unjudged; ``intents`` P(i|q) inline
+    (``a=0.6,b=0.4``) or a file of ``q subtopic probability`` lines (the topic is ``q``), else
+    uniform. Returns (rankings, per-document grades for the table: 1 relevant to some intent, 0,
+    None unjudged)."""
+    from rpdi.metrics.diversity import DiversityQrels, diversity_rankings, intents_from_dict, read_intents
+    from rpdi.metrics.trec import run_from_dict
+
+    items = [x for x in re.split(r"[,\s]+", text) if x]
+    if not items or not all(_INTENT_ITEM.fullmatch(x) for x in items):
+        raise InputError(f"--ranking {text!r}: for a diversity measure, give per document the intents it is "
+                         f"relevant to (one letter or digit each), - for none, ? unjudged: e.g. ab,a,-,c,?")
+    names = sorted({c for x in items if x not in "-?" for c in x})
+    if not names:
+        raise InputError(f"--ranking {text!r}: no document is relevant to any intent")
+    rows = [("q", c, f"d{j}", 1.0) for j, x in enumerate(items) if x not in "-?" for c in x]
+    rows += [("q", names[0], f"d{j}", 0.0) for j, x in enumerate(items) if x == "-"]
+    qrels = DiversityQrels(*[[r[k] for r in rows] for k in range(3)], np.array([r[3] for r in rows]), "--ranking")
+    run = run_from_dict("run", {"q": {f"d{j}": float(len(items) - j) for j in range(len(items))}})
+    given = None
+    if intents is not None:
+        if os.path.isfile(intents):
+            given = read_intents(intents)
+        else:
+            try:
+                given = intents_from_dict({"q": dict(kv.split("=") for kv in intents.split(","))}, "--intents")
+            except ValueError:
+                raise InputError(f"--intents {intents!r}: expected a file, or a=0.6,b=0.4 (intent=probability)") from None
+    grades = [None if x == "?" else 0.0 if x == "-" else 1.0 for x in items]
+    return diversity_rankings(qrels, [run], intents=given), grades
 
 
 def parse_ranking(text: str) -> list:
@@ -74,6 +123,11 @@ def _notes(model, view: PerRank, depth: int, length: int) -> list[str]:
     notes = []
     if math.isnan(view.value):
         notes.append("the measure is undefined on this ranking (e.g. no relevant document for AP)")
+    if isinstance(model, Mixture):
+        notes.append(f"the user draws {model.drawn} first: gain is the intents' gains weighted by P(i|q), V, C "
+                     f"and L are averages over the draw" + ("" if not np.isnan(view.W).all() else
+                                                          "; each intent is normalised by its own ideal ranking, "
+                                                          "so no one weight W(i) serves them all"))
     if view.start_states > 1:
         notes.append(f"the user starts in a state drawn from {view.start_states} (as AP's user draws its target): "
                      f"C, L and V are averages over the draw, and W(i) is the expected weight")

@@ -17,14 +17,15 @@ def run(args) -> Summary:
                         max_users=args.max_users), prefix="--")
     names = measure_names(args)
     topics = args.topics or "qrels"
-    qrels, runs = collection(args, topics)
+    diversity = args.intents is not None or any(model_for(m).measure.spec.intents for m in names)
+    qrels, runs = collection(args, topics, diversity=diversity)
     capped = args.target_stderr is not None  # the per-topic records say where --max-users bound
     try:
         records, verdict = simulate(qrels, runs, names, users=args.users, seed=args.seed,
                                     engine=args.engine, per_topic=args.per_topic or capped,
                                     convention=args.convention, topics=topics,
                                     target_stderr=args.target_stderr, max_users=args.max_users, progress=True,
-                                    alpha=args.alpha, with_verdict=True, force=args.force)
+                                    alpha=args.alpha, with_verdict=True, force=args.force, intents=args.intents)
     except MemoryError as exc:  # arrays grow with the depth read: name the deepest measure
         reason = (str(exc).splitlines() or ["out of memory"])[0]
         deepest = max(names, key=lambda m: model_for(m).k or 0)

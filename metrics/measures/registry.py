@@ -55,6 +55,7 @@ class MeasureSpec:
     average: str = "mean"  # across topics: "mean", "sum" (counts) or "geometric" (trec_eval gm_*)
     model: bool = True  # False: no browsing model exists (bpref, infAP, ...; user_model says why)
     method: str = "closed_form"  # "exact": compute is a browsing model's exact expectation (no closed form)
+    intents: bool = False  # reads the subtopics of diversity qrels (metrics.diversity)
 
     def name_with_defaults(self) -> str:
         """The name with every parameter at its default: ``RBP(p=0.8, rel=None, max_rel=None)``
@@ -194,7 +195,7 @@ def parse_declared(text: str, measures: dict[str, MeasureSpec] | None = None) ->
     """
     name, params_text, cutoff_text = split_name(text)
     measures = MEASURES if measures is None else measures
-    spec = measures.get(name)
+    spec = measures.get(name) or intent_aware_spec(name, measures)
     if spec is None:
         raise InputError(f"measure {text!r}: unknown measure {name!r}{suggest(name, measures)} "
                          f"(see `rpdi measures`)")
@@ -215,6 +216,33 @@ def parse_declared(text: str, measures: dict[str, MeasureSpec] | None = None) ->
     elif spec.cutoff == "required":
         raise InputError(f"measure {text!r}: {name} needs a cutoff, e.g. {name}@10")
     return Measure(text, spec, values, cutoff)
+
+
+IA_SUFFIX = "-IA"
+
+
+def intent_aware_spec(name: str, measures: dict[str, MeasureSpec]) -> MeasureSpec | None:
+    """``X-IA`` for a declared measure X that declares no ``X-IA`` of its own: X read by a user
+    who first draws an intent i with probability P(i|q) and then reads the ranking with intent
+    i's grades (:func:`metrics.measures.diversity_ia.intent_aware`); X's parameters and cutoff,
+    written as X's: ``RBP-IA(p=0.8)@10``, ``nDCG-IA@10``. None if ``name`` is no such name.
+
+    >>> from rpdi.metrics.measures.registry import MEASURES, intent_aware_spec  # the families' registry
+    >>> spec = intent_aware_spec("RBP-IA", MEASURES)
+    >>> spec.name, spec.intents, [p.name for p in spec.params][:1]
+    ('RBP-IA', True, ['p'])
+    """
+    if not name.endswith(IA_SUFFIX) or name[:-len(IA_SUFFIX)] not in measures:
+        return None
+    from rpdi.metrics.measures.diversity_ia import intent_aware
+
+    base = measures[name[:-len(IA_SUFFIX)]]
+    return MeasureSpec(name, intent_aware if base.compute else None, base.params, base.cutoff,
+                       f"draws an intent i with probability P(i|q), then {base.user_model} (intent i's grades)",
+                       f"Agrawal et al. 2009 (intent-aware); {base.citation}", cutoff_kind=base.cutoff_kind,
+                       passes_cutoff=True, between_runs=base.between_runs, residual=base.residual,
+                       extra={"base": base}, average=base.average, model=base.model, method=base.method,
+                       intents=True)
 
 
 def split_params(params_text: str | None, text: str) -> list[str]:

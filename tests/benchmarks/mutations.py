@@ -12,6 +12,10 @@ never counted as a catch. The unmutated copy must agree first.
     python tests/benchmarks/mutations.py            # every mutation, the default job as shipped
     python tests/benchmarks/mutations.py --quick    # fewer users (1000, agents 200): a smoke run
     python tests/benchmarks/mutations.py --only rbp-continuation --only agent-skips-first
+
+The diversity users' mutations (``DIVERSITY``) run another job instead, ``DIVERSITY_JOB``:
+rpdi.simulate on a synthetic diversity collection with ndeval's measures and intent-aware users,
+its verdict judged the same way.
 """
 
 from __future__ import annotations
@@ -94,7 +98,32 @@ MUTATIONS = {
     "two-users-per-uniform": ("simulate/vector.py", [
         ("self.rngs[r].random(out=u[begin:begin + k])",
          "u[begin:begin + k] = np.repeat(self.rngs[r].random((k + 1) // 2), 2)[:k]")]),
+    # the diversity users, run on the synthetic diversity collection (DIVERSITY_JOB)
+    "novelty-counted-after-the-document": ("usermodels/novelty.py", [
+        ("before = np.cumsum(J, axis=-2) - J", "before = np.cumsum(J, axis=-2)")]),
+    "intent-probabilities-not-normalised": [  # nobody divides: the uniform default, the mixture's weights
+        ("metrics/diversity.py", [("np.where(relevant, 1.0 / np.maximum(count, 1), 0.0)",
+                                   "np.where(relevant, 1.0, 0.0)")]),
+        ("usermodels/mixture.py", [("return np.where(total > 0, w / np.where(total > 0, total, 1.0), 0.0)",
+                                    "return np.where(total > 0, w, 0.0)")])],
 }
+# mutations judged on the diversity job rather than validate_core (which reads no subtopics)
+DIVERSITY = {"novelty-counted-after-the-document", "intent-probabilities-not-normalised"}
+# the diversity job: ndeval's measures and intent-aware users on a synthetic diversity collection with
+# ndeval's uniform intents, rpdi.simulate's verdict written as verdict.json, exit 1 on disagreement
+DIVERSITY_JOB = """
+import json, os, sys
+from rpdi.experiments.synthetic_diversity import synthetic_diversity
+from rpdi.simulate.api import simulate
+qrels, runs, _ = synthetic_diversity(topics=20, seed=7)
+measures = ["alpha-nDCG@10", "alpha-DCG@20", "NRBP", "nNRBP", "ERR-IA@20", "nERR-IA@10", "P-IA@10", "MAP-IA",
+            "RBP-IA(p=0.8)", "INST-IA", "nDCG-IA@10"]
+_, verdict = simulate(qrels, runs, measures, users=int(sys.argv[2]), seed=20260101, with_verdict=True)
+os.makedirs(sys.argv[1], exist_ok=True)
+with open(os.path.join(sys.argv[1], "verdict.json"), "w") as fh:
+    json.dump(verdict.as_dict(), fh)
+sys.exit(verdict.status)
+"""
 
 
 def plantings(name: str) -> list[tuple[str, list]]:
@@ -123,14 +152,18 @@ def mutate(package: str, file: str, edits) -> None:
         fh.write(text)
 
 
-def run_default_job(dest: str, config: str) -> tuple[str, str, float]:
-    """Run the job on the copy in ``dest``; returns (outcome, why, seconds), see :func:`outcome`."""
+def run_default_job(dest: str, config: str, diversity: bool = False, users: int = 5000) -> tuple[str, str, float]:
+    """Run the job on the copy in ``dest`` (the diversity job with ``users`` per ranking if
+    ``diversity``); returns (outcome, why, seconds), see :func:`outcome`."""
     env = dict(os.environ, PYTHONPATH=dest + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = os.path.join(dest, "out")
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", "import sys; from rpdi.experiments.cli import main; "
-                           "sys.exit(main(sys.argv[1:]))", "run", config, "--out", out, "--fresh"],
-                          env=env, capture_output=True, text=True, cwd=dest)
+    if diversity:
+        argv = [sys.executable, "-c", DIVERSITY_JOB, out, str(users)]
+    else:
+        argv = [sys.executable, "-c", "import sys; from rpdi.experiments.cli import main; "
+                "sys.exit(main(sys.argv[1:]))", "run", config, "--out", out, "--fresh"]
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=dest)
     verdict = read_verdict(os.path.join(out, "verdict.json"))
     shutil.rmtree(out, ignore_errors=True)
     label, why = outcome(proc.returncode, verdict, proc.stderr)
@@ -192,13 +225,16 @@ def main() -> int:
     args = ap.parse_args()
     names = args.only or list(MUTATIONS)
     counts = {"caught": 0, "MISSED": 0, "error": 0}
+    users = 1000 if args.quick else 5000
     with tempfile.TemporaryDirectory() as base:
         config = quick_config(base) if args.quick else "validate_core"
-        if not args.skip_clean:
+        jobs = sorted({name in DIVERSITY for name in names})  # the unmutated copy must agree on each job run
+        for diversity in [] if args.skip_clean else jobs:
             with tempfile.TemporaryDirectory(dir=base) as dest:
                 copy_package(dest)
-                label, why, seconds = run_default_job(dest, config)
-            print(f"{'(no mutation)':30s} {label:8s} {seconds:5.1f}s  {why}", flush=True)
+                label, why, seconds = run_default_job(dest, config, diversity, users)
+            what = "(no mutation, diversity job)" if diversity else "(no mutation)"
+            print(f"{what:30s} {label:8s} {seconds:5.1f}s  {why}", flush=True)
             if label != "agree":
                 print("the unmutated package does not agree: mutation results would mean nothing")
                 return 1
@@ -207,7 +243,7 @@ def main() -> int:
                 package = copy_package(dest)
                 for file, edits in plantings(name):
                     mutate(package, file, edits)
-                label, why, seconds = run_default_job(dest, config)
+                label, why, seconds = run_default_job(dest, config, name in DIVERSITY, users)
             label = {"disagree": "caught", "agree": "MISSED", "error": "error"}[label]
             counts[label] += 1
             print(f"{name:30s} {label:8s} {seconds:5.1f}s  {why}", flush=True)

@@ -160,3 +160,67 @@ def test_discriminative_power_with_a_baseline_is_over_all_pairs(tmp_path, run_cl
     status, out, err = run_cli(["run", tmp_path / "c.toml", "--out", tmp_path / "o"])
     assert status == 0, err
     assert json.loads((tmp_path / "o" / "discriminative_power.json").read_text()) == every
+
+
+DIVERSITY_QRELS = "1 1 d1 1\n1 2 d1 0\n1 2 d2 1\n1 3 d3 1\n1 3 d4 0\n2 1 e1 1\n2 2 e2 1\n2 2 e3 1\n"
+DIVERSITY_RUN = "1 Q0 d2 1 3 a\n1 Q0 d1 2 2 a\n1 Q0 x 3 1 a\n1 Q0 d3 4 0.5 a\n2 Q0 e2 1 1 a\n2 Q0 e1 2 0.5 a\n"
+
+
+def test_eval_prints_ndevals_numbers_to_its_precision(tmp_path, run_cli):
+    """``rpdi eval --format trec`` with ndeval's names: trec_eval's lines, values to ndeval's 6
+    decimals, each equal to pyndeval's printed value (the run has no tie, where pyndeval's order
+    differs); ir_measures' names give the same numbers."""
+    import pyndeval
+
+    (tmp_path / "div.qrels").write_text(DIVERSITY_QRELS)
+    (tmp_path / "a.run").write_text(DIVERSITY_RUN)
+    names = ["alpha-nDCG@5", "ERR-IA@10", "nERR-IA@20", "alpha-DCG@5", "NRBP", "nNRBP", "MAP-IA", "P-IA@5", "strec@5"]
+    argv = ["eval", str(tmp_path / "div.qrels"), str(tmp_path / "a.run"), "--format", "trec", "-q", "-c"]
+    status, out, err = run_cli(argv + [x for name in names for x in ("-m", name)])
+    assert status == 0, err
+    printed = {(name, topic): value for name, topic, value in (line.split("\t") for line in out.splitlines())}
+    qrels = [tuple(line.split()[:3]) + (int(line.split()[3]),) for line in DIVERSITY_QRELS.splitlines()]
+    run = [(t, d, float(s)) for t, _, d, _, s, _ in (line.split() for line in DIVERSITY_RUN.splitlines())]
+    theirs = pyndeval.ndeval(qrels, run, measures=names)
+    for name in names:
+        for topic in ("1", "2"):
+            assert printed[f"{name:<22}", topic] == f"{theirs[topic][name]:.6f}", (name, topic)
+        assert printed[f"{name:<22}", "all"] == f"{(theirs['1'][name] + theirs['2'][name]) / 2:.6f}"
+    status, again, _ = run_cli(argv + ["-m", "alpha_nDCG@5", "-m", "AP_IA"])
+    lines = dict(((name.strip(), topic), value) for name, topic, value in (x.split("\t") for x in again.splitlines()))
+    assert lines["alpha_nDCG@5", "all"] == printed[f"{'alpha-nDCG@5':<22}", "all"]
+    assert lines["AP_IA", "all"] == printed[f"{'MAP-IA':<22}", "all"]
+
+
+def test_eval_with_intent_probabilities(tmp_path, run_cli):
+    (tmp_path / "div.qrels").write_text(DIVERSITY_QRELS)
+    (tmp_path / "a.run").write_text(DIVERSITY_RUN)
+    (tmp_path / "intents.txt").write_text("1 1 0.5\n1 2 0.25\n1 3 0.25\n2 1 1\n")
+    base = ["eval", str(tmp_path / "div.qrels"), str(tmp_path / "a.run"), "--format", "json", "-q"]
+    status, out, err = run_cli(base + ["-m", "P-IA@1", "-m", "RR-IA", "--intents", str(tmp_path / "intents.txt")])
+    assert status == 0, err
+    got = {(r["measure"], r["topic"]): r["value"] for r in json.loads(out)}
+    # topic 1 ranks d2 (intent 2), d1 (intent 1), x, d3 (intent 3); topic 2 e2 (intent 2), e1 (intent 1)
+    assert got["P-IA@1", "1"] == 0.25 and got["P-IA@1", "2"] == 0.0
+    assert got["RR-IA", "1"] == pytest.approx(0.5 / 2 + 0.25 / 1 + 0.25 / 4) and got["RR-IA", "2"] == 0.5
+
+
+@pytest.mark.parametrize("qrels, intents, measure, message", [
+    ("1 1 d1\n", None, "alpha-nDCG@5", "div.qrels:1: expected 4 fields (topic subtopic docno grade), found 3"),
+    (DIVERSITY_QRELS + "2 2 e3 0\n", None, "ERR-IA@5", "div.qrels:9: document e3 appears twice for topic 2 subtopic 2"),
+    (DIVERSITY_QRELS, "1 1 0.5\n1 2 0.25\n1 3 0.2\n2 1 1\n", "P-IA@5", "intents.txt:1: topic 1: the probabilities sum"),
+    (DIVERSITY_QRELS, "1 1 0.5\n1 4 0.5\n2 1 1\n", "P-IA@5", "intents.txt:2: topic 1 has no subtopic 4"),
+    (DIVERSITY_QRELS, "1 1 1\n2 1 1\n3 1 1\n", "RBP-IA", "intents.txt:3: topic 3 is not in the qrels"),
+    (DIVERSITY_QRELS, "1 1 1\n2 1 1\n", "P@5", "intents: given, but no diversity or intent-aware measure"),
+    (DIVERSITY_QRELS, None, "alpha-nDCG", "alpha-nDCG needs a cutoff"),
+    (DIVERSITY_QRELS, None, "NRBP(beta=2)", "beta=2 out of range"),
+])
+def test_bad_diversity_input_is_one_line_and_status_2(tmp_path, run_cli, qrels, intents, measure, message):
+    (tmp_path / "div.qrels").write_text(qrels)
+    (tmp_path / "a.run").write_text(DIVERSITY_RUN)
+    argv = ["eval", str(tmp_path / "div.qrels"), str(tmp_path / "a.run"), "-m", measure]
+    if intents is not None:
+        (tmp_path / "intents.txt").write_text(intents)
+        argv += ["--intents", str(tmp_path / "intents.txt")]
+    status, out, err = run_cli(argv)
+    assert status == 2 and out == "" and err.count("\n") == 1 and message in err, err

@@ -81,6 +81,20 @@ CASES: dict[str, list[str]] = {
     "SetF": ["SetF", "SetF(beta=2.0)", "SetF(judged_only=True)"],
     "SetAP": ["SetAP", "SetAP(judged_only=True)"],
     "Success": ["Success@1", "Success(rel=2)@5", "Success(judged_only=True)@5"],
+    # the diversity measures, on diversity qrels (test_diversity_names_equal_ir_measures); ir_measures'
+    # pyndeval provider cannot take judged_only=True (it hands pyndeval a dict where it iterates tuples)
+    "ERR_IA": ["ERR_IA@5", "ERR_IA@20", "ERR_IA(rel=2)@10"],
+    "nERR_IA": ["nERR_IA@10", "nERR_IA(rel=2)@20"],
+    "alpha_DCG": ["alpha_DCG@10", "alpha_DCG(alpha=0.3)@20"],
+    "α_DCG": ["α_DCG@5"],
+    "alpha_nDCG": ["alpha_nDCG@20", "alpha_nDCG(alpha=0.7)@5", "alpha_nDCG(rel=2)@10"],
+    "α_nDCG": ["α_nDCG@20"],
+    "NRBP": ["NRBP", "NRBP(alpha=0.3,beta=0.8)"],
+    "nNRBP": ["nNRBP", "nNRBP(beta=0.7)", "nNRBP(rel=2)"],
+    "AP_IA": ["AP_IA", "AP_IA(rel=2)"],
+    "MAP_IA": ["MAP_IA"],
+    "P_IA": ["P_IA@5", "P_IA(rel=2)@10"],
+    "StRecall": ["StRecall@5", "StRecall(rel=2)@20"],
 }
 
 
@@ -90,10 +104,10 @@ def _registry() -> dict:
     return registry
 
 
-def _tested() -> list[tuple[str, str]]:
-    """(registry name, name tried) for every name not pending."""
-    return [(key, text) for key in _registry() if not (key in DIFFERENCES and DIFFERENCES[key].pending)
-            for text in CASES.get(key, [])]
+def _tested(diversity: bool | None = False) -> list[tuple[str, str]]:
+    """(registry name, name tried): those of diversity qrels, the others, or (None) all."""
+    return [(key, text) for key in _registry() for text in CASES.get(key, [])
+            if diversity is None or parse_measure(text).spec.intents == diversity]
 
 
 def _provider(measure) -> str:
@@ -105,11 +119,11 @@ def _provider(measure) -> str:
 
 
 def test_every_registry_name_is_tried_or_listed():
-    """The registry of the installed ir_measures, each name either tried here or pending in
-    DIFFERENCES; no entry of DIFFERENCES names a measure ir_measures does not have."""
+    """The registry of the installed ir_measures, each name tried here; no entry of DIFFERENCES
+    names a measure ir_measures does not have."""
     registry = _registry()
-    missing = [k for k in registry if not CASES.get(k) and not (k in DIFFERENCES and DIFFERENCES[k].pending)]
-    assert not missing, f"ir_measures names neither tried nor listed as pending: {missing}"
+    missing = [k for k in registry if not CASES.get(k)]
+    assert not missing, f"ir_measures names not tried: {missing}"
     assert set(DIFFERENCES) <= set(registry), set(DIFFERENCES) - set(registry)
     assert set(CASES) <= set(registry), set(CASES) - set(registry)
     for key, difference in DIFFERENCES.items():
@@ -117,21 +131,12 @@ def test_every_registry_name_is_tried_or_listed():
             assert set(difference.equals) <= set(CASES[key]), key
 
 
-@pytest.mark.parametrize("key, text", _tested())
+@pytest.mark.parametrize("key, text", _tested(None))
 def test_a_name_and_its_measure_object_are_accepted(key, text):
     """The text, and ir_measures' object for it (whose str() leaves out its defaults), each parse."""
     theirs = ir_measures.parse_measure(text)
     assert parse_measure(text).text == text
     assert parse_measure(theirs).text == str(theirs)
-
-
-def test_pending_names_say_which_issue_adds_them():
-    for key, difference in DIFFERENCES.items():
-        if difference.pending and key.isascii():
-            with pytest.raises(InputError, match=difference.pending.split(":")[0]):
-                parse_measure(key + "@10")
-    with pytest.raises(InputError, match="issue 25"):
-        parse_measure(ir_measures.alpha_nDCG @ 20)
 
 
 def _theirs(measures, qrels, run, topics: dict[str, set]) -> dict[tuple[str, str], float]:
@@ -277,3 +282,46 @@ def test_ir_measures_names_on_cast2021():
     qrels, runs = _cast()
     bad = [line for run in runs for line in _compare(qrels, run, _tested())]
     assert not bad, f"{len(bad)} disagreements\n" + "\n".join(bad[:30])
+
+
+def _diversity_collection(seed: int):
+    """tests/metrics/test_diversity_ndeval.py's collection, each run's scores made distinct (pyndeval
+    orders ties otherwise: ties are compared with pyndeval itself there)."""
+    path = Path(__file__).with_name("test_diversity_ndeval.py")
+    spec = importlib.util.spec_from_file_location("_test_diversity_ndeval_shared", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    qrels, runs = module.collection(seed)
+    runs = {name: {t: {d: -float(r) for r, d in enumerate(module.traditional_order(docs))} for t, docs in run.items()}
+            for name, run in runs.items()}
+    return qrels, runs
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_diversity_names_equal_ir_measures(seed):
+    """Every diversity name of ir_measures' registry, by name and as its object, per topic against
+    ir_measures (its pyndeval provider) on diversity qrels given with their subtopics as the
+    iteration column: subtopics, documents relevant to none, unjudged documents, a topic with
+    nothing relevant (ndeval's nNRBP there is nan: rpdi reports an undefined value as 0)."""
+    qrels, runs = _diversity_collection(seed)
+    lines = [ir_measures.Qrel(t, d, g, s) for t, per in qrels.items() for s, docs in per.items()
+             for d, g in docs.items()]
+    lines.sort(key=lambda q: int(q.iteration))  # pyndeval numbers subtopics by first appearance: keep ndeval's order
+    cases = _tested(diversity=True)
+    bad, compared = [], 0
+    for name, run in runs.items():
+        measures = [ir_measures.parse_measure(text) for _, text in cases]
+        # one call per measure: in one call ir_measures' pyndeval provider hands its run, a generator, to
+        # one pyndeval invocation per (rel, alpha, beta), and the later ones get it empty (every value 0)
+        theirs = {(str(m.measure), m.query_id): m.value for measure in measures
+                  for m in ir_measures.iter_calc([measure], lines, run)}
+        ours = {(r["measure"], r["topic"]): r["value"]
+                for r in evaluate(qrels, {name: run}, [text for _, text in cases] + measures, per_topic=True)}
+        for (_, text), measure in zip(cases, measures):
+            for topic in run:
+                other = theirs[str(measure), topic]
+                for mine in (ours[text, topic], ours[str(measure), topic]):
+                    compared += 1
+                    if not (math.isnan(other) and mine == 0 or abs(mine - other) <= TOL):
+                        bad.append(f"{name} {text} topic {topic}: rpdi {mine!r} vs ir_measures {other!r}")
+    assert compared == len(runs) * len(cases) * 7 * 2 and not bad, "\n".join(bad[:20])
