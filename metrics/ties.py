@@ -51,6 +51,7 @@ from rpdi.metrics.view import Score, View
 
 ENUMERATION_LIMIT = 5040  # distinct orders of one ranking enumerated (7!); past it, sampling
 SAMPLES = 2000  # orders drawn per ranking when there are more
+BATCH_CELLS = 4_000_000  # (reorderings x ranks) evaluated at once
 FIELDS = ("value", "residual", "num", "den")
 
 
@@ -300,21 +301,33 @@ def _orders(rankings: Rankings, measure: Measure, compat: str, reads: np.ndarray
 def _batches(rankings: Rankings, measure: Measure, compat: str, reads: np.ndarray, permutations):
     """For each ranking (s, t) where ``reads``: its tie groups that the measure reads, and the
     measure's fields over the rows of ``permutations(groups, s, t)`` (each a reordering of the
-    ranks), computed topic by topic with the reorderings of every run stacked as the runs of one
-    :class:`Rankings`."""
+    ranks), computed topic by topic with the reorderings of several runs stacked as the runs of
+    one :class:`Rankings`, up to :data:`BATCH_CELLS` (reorderings x ranks) at a time."""
     start, end = tie_groups(rankings)
     depth = _read_depth(rankings, measure)
     for t in np.flatnonzero(reads.any(axis=0)):
-        runs = np.flatnonzero(reads[:, t])
-        groups = [_groups(start[s, t], end[s, t], depth) for s in runs]
-        perms = [permutations(g, s, t) for g, s in zip(groups, runs)]
-        source = np.repeat(runs, [len(p) for p in perms])
-        stacked = _reordered(rankings, source, t, np.concatenate(perms)[:, :depth])
-        score = measure.compute(View(stacked, measure.depth, compat))
-        cuts = np.cumsum([0] + [len(p) for p in perms])
-        for i, s in enumerate(runs):
-            yield (s, t), groups[i], {f: _field(score, f)[cuts[i]:cuts[i + 1], 0] for f in FIELDS
-                           if getattr(score, f) is not None}
+        pending = []
+        for s in np.flatnonzero(reads[:, t]):
+            groups = _groups(start[s, t], end[s, t], depth)
+            pending.append((s, groups, permutations(groups, s, t)))
+            if sum(len(p) for _, _, p in pending) * depth >= BATCH_CELLS:
+                yield from _evaluate(rankings, measure, compat, t, depth, pending)
+                pending = []
+        yield from _evaluate(rankings, measure, compat, t, depth, pending)
+
+
+def _evaluate(rankings: Rankings, measure: Measure, compat: str, t: int, depth: int, pending: list):
+    """The measure on topic t of each pending (run, groups, reorderings), stacked as one Rankings."""
+    if not pending:
+        return
+    runs, groups, perms = zip(*pending)
+    source = np.repeat(runs, [len(p) for p in perms])
+    stacked = _reordered(rankings, source, t, np.concatenate(perms)[:, :depth])
+    score = measure.compute(View(stacked, measure.depth, compat))
+    cuts = np.cumsum([0] + [len(p) for p in perms])
+    for i, s in enumerate(runs):
+        yield (s, t), groups[i], {f: _field(score, f)[cuts[i]:cuts[i + 1], 0] for f in FIELDS
+                                  if getattr(score, f) is not None}
 
 
 def _reordered(rankings: Rankings, source: np.ndarray, t: int, perm: np.ndarray) -> Rankings:

@@ -236,3 +236,13 @@ def test_rankings_carry_the_groups_through_judged_only_and_truncation():
     assert judged_only(r).tie[0, 0].tolist() == [0, 0, -1, -1]
     assert truncate(r, 2).tie[0, 0].tolist() == [0, 0]
     assert replace(r, tie=None).tie is None
+
+
+def test_batches_of_any_size_give_the_same_numbers(monkeypatch):
+    qrels, run = CASES[4]
+    rankings = prepare(qrels_from_dict(qrels), [run_from_dict("a", run), run_from_dict("b", run)])[0]
+    names = ["ERR", "RBP", "Unj@3"]
+    whole = [ties.expected(rankings, parse_measure(n)).score.value for n in names]
+    monkeypatch.setattr(ties, "BATCH_CELLS", 1)  # each ranking's reorderings alone
+    for name, want in zip(names, whole):
+        assert np.array_equal(ties.expected(rankings, parse_measure(name)).score.value, want), name
