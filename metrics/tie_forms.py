@@ -59,7 +59,7 @@ def linear(measure: Measure) -> bool:
 
 
 def closed_form(rankings: Rankings, measure: Measure, compat: str = "trec_eval") -> Score | None:
-    """McSherry & Najork's expectation of P, AP, RR, DCG or nDCG over the tie orders of every
+    """McSherry & Najork's expectation of P, AP (and GMAP's AP), RR, DCG or nDCG over the tie orders of every
     ranking (all of them, tied or not), or None for another measure or parameters they do not
     cover (judged_only, nDCG's level_gains)."""
     name, params = measure.spec.name, measure.params
@@ -67,7 +67,7 @@ def closed_form(rankings: Rankings, measure: Measure, compat: str = "trec_eval")
         return None
     if name in ("DCG", "nDCG"):
         return measure.compute(View(_mean_gain(rankings, params["dcg"]), measure.depth, compat))
-    if name not in ("P", "AP", "RR"):
+    if name not in ("P", "AP", "GMAP", "RR"):  # GMAP: AP per topic, its geometric mean over topics
         return None
     k = rankings.depth if measure.cutoff is None else int(measure.cutoff)
     b = (rankings.grade >= params["rel"]).astype(np.float64)

@@ -7,7 +7,7 @@ them (:mod:`metrics.rankings`: doubles, or float32 under ``compat="pytrec_eval"`
 group, :func:`span` its minimum and maximum over them; both keep today's per-(run, topic)
 :class:`Score` shape and say by which path each value was found:
 
-- ``"closed_form"``: McSherry & Najork (ECIR 2008) for P, AP, RR, DCG and nDCG
+- ``"closed_form"``: McSherry & Najork (ECIR 2008) for P, AP (GMAP), RR, DCG and nDCG
   (:mod:`metrics.tie_forms`);
 - ``"linear"``: a measure linear in the documents' contributions at each rank
   (:data:`tie_forms.LINEAR`): its expectation is the measure on the group-mean gains, found as

@@ -21,7 +21,7 @@ from rpdi.metrics.trec import qrels_from_dict, run_from_dict
 # measures with no expectation over tie orders, and why
 EXCLUDED = {"RBO": "compares each run's documents with the first run's, whose ties move too",
             "RBO_EXT": "compares each run's documents with the first run's, whose ties move too"}
-CLOSED = {"P", "AP", "RR", "DCG", "nDCG"}
+CLOSED = {"P", "AP", "GMAP", "RR", "DCG", "nDCG"}
 VARIANTS = ["P(judged_only=True)@3", "AP(rel=2)", "AP@4", "RR(rel=2)@3", "RR(judged_only=True)", "DCG(b=2)@3",
             "nDCG(dcg='exp-log2')", "nDCG(dcg='exp-log2')@3", "nDCG(level_gains='1=3,2=9')", "nDCG@4",
             "Rprec(judged_only=True)", "SetP(relative=True)", "RBP(rel=2,p=0.5)@4", "SDCG(min_rel=1)@4"]
