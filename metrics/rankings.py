@@ -43,6 +43,8 @@ class Rankings:
     max_grade: float  # the largest grade in the qrels (0 if none is positive)
     words: np.ndarray | None = None  # (S, T, D) document lengths in words (NaN: not given)
     pooled: np.ndarray | None = None  # (S, T, D) bool: in the qrels, judged or not (None: = judged)
+    tie: np.ndarray | None = None  # (S, T, D) int64 id of the document's group of equal scores (the
+    # 0-based rank where the group starts as read); -1 past the end; None: no two scores tie (metrics.ties)
 
     @property
     def depth(self) -> int:
@@ -137,6 +139,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         doc = np.full((S, T, D), -1, dtype=np.int64)
         length = np.zeros((S, T), dtype=np.int64)
         words = np.full((S, T, D), np.nan) if any(r.words is not None for r in runs) else None
+        tied = np.full((S, T, D), -1, dtype=np.int64)
 
         def fill(s: int) -> None:
             t, d, order, tie = per_run[s]
@@ -145,6 +148,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
                 words.ravel()[_flat_index(t[order], T, D, s)] = runs[s].words[topic_codes[s + 1] >= 0][order]
             t, d = t[order], d[order]
             at = _flat_index(t, T, D, s)
+            tied.ravel()[at] = _group_starts(t, tie, T)
             dq = np.minimum(d, Nq)
             hit = only_topic[dq] == t
             g = only_grade[dq]
@@ -163,7 +167,8 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         list(pool.map(fill, range(S)))
     present = length > 0 if topics == "intersection" else np.ones((S, T), dtype=bool)
     return Rankings(runs=names, topics=topic_ids, grade=grade, judged=judged, doc=doc, length=length, present=present,
-                    ideal=ideal, n_judged=n_judged, max_grade=max_grade, words=words, pooled=pooled)
+                    ideal=ideal, n_judged=n_judged, max_grade=max_grade, words=words, pooled=pooled,
+                    tie=tied if any(p[3].any() for p in per_run) else None)
 
 
 def truncate(rankings: Rankings, depth: int) -> Rankings:
@@ -173,7 +178,8 @@ def truncate(rankings: Rankings, depth: int) -> Rankings:
     D = min(depth, rankings.depth)
     cut = lambda a: None if a is None else a[:, :, :D]
     return replace(rankings, grade=cut(rankings.grade), judged=cut(rankings.judged), doc=cut(rankings.doc),
-                   length=np.minimum(rankings.length, D), words=cut(rankings.words), pooled=cut(rankings.pooled))
+                   length=np.minimum(rankings.length, D), words=cut(rankings.words), pooled=cut(rankings.pooled),
+                   tie=cut(rankings.tie))
 
 
 def judged_only(rankings: Rankings) -> Rankings:
@@ -185,7 +191,7 @@ def judged_only(rankings: Rankings) -> Rankings:
     return replace(rankings, grade=np.where(kept, take(rankings.grade), 0.0), judged=kept,
                    doc=np.where(kept, take(rankings.doc), -1), length=keep.sum(axis=-1),
                    words=None if rankings.words is None else np.where(kept, take(rankings.words), np.nan),
-                   pooled=kept)
+                   pooled=kept, tie=None if rankings.tie is None else np.where(kept, take(rankings.tie), -1))
 
 
 def _identity(array) -> tuple:
@@ -309,6 +315,14 @@ def _byte_order(strings, codes: np.ndarray) -> np.ndarray:
     matrix[np.arange(width) >= size[:, None]] = 0
     words = matrix.view(">u8").astype(np.uint64)  # (strings, words), the first word first
     return np.lexsort((size, *words.T[::-1]))
+
+
+def _group_starts(t: np.ndarray, tie: np.ndarray, T: int) -> np.ndarray:
+    """For lines sorted by topic then rank, each line's rank within its topic at which its run of
+    equal scores starts (``tie[i]``: lines i and i + 1 tie)."""
+    rank = np.arange(len(t)) - np.searchsorted(t, np.arange(T))[t]
+    first = np.maximum.accumulate(np.where(np.concatenate(([True], ~tie))[:len(t)], np.arange(len(t)), 0))
+    return rank[first]
 
 
 def _members(tie: np.ndarray) -> np.ndarray:
