@@ -22,7 +22,9 @@ Two ways to write them:
    counts the others' silence as grade 0 (``missing="zero"``: every assessor's weight stays).
 
 Each document's grade is drawn independently of the others' (:mod:`metrics.uncertain_scores`
-evaluates over those "judgment worlds"). Bad input raises InputError naming file and line.
+evaluates over those "judgment worlds"). Assessors disagree (Voorhees, SIGIR 1998), and LLM
+judges give a probability per grade: both are written this way. Bad input raises InputError
+naming file and line.
 
 >>> u = uncertain_from_dict({"q": {"a": {0: 0.25, 2: 0.75}, "b": 1}})
 >>> u.grades.tolist(), u.probs.tolist()
@@ -75,6 +77,18 @@ class UncertainQrels:
         """Ordinary qrels whose grade is the entry's index + 1: joined with runs by
         :func:`metrics.rankings.build_rankings`, they say which entry stands at each rank."""
         return Qrels(self.topic, self.docno, np.arange(1, len(self.grades) + 1, dtype=np.float64), self.source)
+
+
+def load_uncertain_qrels(source) -> UncertainQrels:
+    """A path (the pairs format; a plain qrels file is one too), :class:`UncertainQrels`,
+    :class:`metrics.trec.Qrels` (every grade certain) or ``{topic: {docno: grade or {grade: p}}}``."""
+    if isinstance(source, UncertainQrels):
+        return source
+    if isinstance(source, Qrels):
+        return certain(source)
+    if isinstance(source, Mapping):
+        return uncertain_from_dict(source)
+    return read_uncertain_qrels(source)
 
 
 def certain(qrels: Qrels) -> UncertainQrels:

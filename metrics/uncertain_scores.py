@@ -46,7 +46,7 @@ from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.rankings import Rankings, build_rankings, judged_only as judged_only_rankings, truncate
 from rpdi.metrics.seeds import stream
 from rpdi.metrics.trec import to_numpy
-from rpdi.metrics.uncertain import UncertainQrels
+from rpdi.metrics.uncertain import UncertainQrels, load_uncertain_qrels
 
 EXACT_WORLDS = 4096  # at most this many worlds are enumerated (a topic's, or the whole qrels')
 SAMPLES = 1000  # worlds drawn per topic otherwise
@@ -69,10 +69,12 @@ class Judgments:
     judged_only: bool
 
 
-def join(qrels: UncertainQrels, runs, topics: str = "qrels", compat: str = "trec_eval",
+def join(qrels, runs, topics: str = "qrels", compat: str = "trec_eval",
          max_docs: int | None = None, judged_only: bool = False) -> Judgments:
-    """Runs (paths, :class:`Run` objects or dicts) joined with uncertain qrels, in trec_eval's
-    order, cut to ``max_docs`` (trec_eval -M); ``judged_only`` (-J) is applied in each world."""
+    """Runs (paths, :class:`Run` objects or dicts) joined with uncertain qrels (anything
+    :func:`metrics.uncertain.load_uncertain_qrels` takes) in trec_eval's order, cut to
+    ``max_docs`` (trec_eval -M); ``judged_only`` (-J) is applied in each world."""
+    qrels = load_uncertain_qrels(qrels)
     ids = build_rankings(qrels.ids(), load_runs(runs), topics, float32_scores=compat == "pytrec_eval")
     if max_docs is not None:
         ids = truncate(ids, max_docs)
@@ -260,11 +262,33 @@ def spread(j: Judgments, measure, samples: int = SAMPLES, seed: int = 0, exact_w
     return Spread(m, j.ids.runs, j.ids.topics, path, topic, overall, overall_path, worlds, present, (values, weights))
 
 
+def spreads(j: Judgments, measures, **options) -> list[Spread]:
+    """:func:`spread` of each measure named (rpdi's, ir_measures' or trec_eval's names, families
+    expanded as ``rpdi eval`` expands them); ``options`` as spread's."""
+    return [spread(j, m, **options) for m in expand(measures)]
+
+
+def records(s: Spread, per_topic: bool = False) -> list[dict]:
+    """Flat records as :func:`metrics.evaluate.evaluate` gives them, one per (run, measure) with
+    topic "all" (and, with ``per_topic``, one per topic in the run's mean before it): ``value``
+    the expectation over worlds, ``sd``, ``low``, ``high``, ``error`` (Monte Carlo) and ``path``."""
+    out = []
+    for r, run in enumerate(s.runs):
+        rows = [(str(s.topics[t]), s.topic, (r, t), str(s.path[t])) for t in np.flatnonzero(s.present[r])] if per_topic else []
+        for topic, summary, at, path in rows + [("all", s.overall, r, s.overall_path)]:
+            out.append({"run": run, "topic": topic, "measure": s.measure.text, "value": float(summary.mean[at]),
+                        "sd": float(summary.sd[at]), "low": float(summary.low[at]), "high": float(summary.high[at]),
+                        "error": float(summary.error[at]), "path": path})
+    return out
+
+
 @dataclass(frozen=True)
 class Comparison:
     """Run B against run A over the same judgment worlds: the difference of their overall scores
     (B - A) as a Summary of scalars, P(B beats A) (difference > TIE), P(tie) and the Monte Carlo
-    standard error of P(B beats A) (0 where exact); ``path`` as Spread.overall_path."""
+    standard error of P(B beats A) (0 where exact; 0 too when no drawn world, or every one, is a
+    win: P is then below, or above 1 minus, 3 / worlds at 95%); ``path`` as Spread.overall_path.
+    Only the judgments' uncertainty is counted: the topics are the ones given, not a sample."""
 
     difference: Summary
     p_beats: float

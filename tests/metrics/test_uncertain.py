@@ -16,7 +16,7 @@ from rpdi.metrics.measures.registry import MEASURES
 from rpdi.metrics.trec import qrels_from_dict, read_qrels
 from rpdi.metrics.uncertain import (TOLERANCE, certain, combine_assessors, read_uncertain_qrels,
                                     uncertain_from_dict)
-from rpdi.metrics.uncertain_scores import LINEAR, compare, join, spread
+from rpdi.metrics.uncertain_scores import LINEAR, compare, join, records, spread, spreads
 
 
 def every_measure() -> list[str]:
@@ -244,3 +244,17 @@ def test_bad_weights_and_options():
     j = join(certain(q), {"r": {"1": {"d": 1.0}}})
     with pytest.raises(InputError, match="samples"):
         spread(j, "P@1", samples=1)
+
+
+def test_records_and_families(tmp_path, write):
+    """What the commands will print: evaluate's records with the spread's fields; a trec_eval
+    family expands; a path is read in the pairs format."""
+    path = write(tmp_path / "u.txt", "1 0 a 0:0.5,1:0.5\n1 0 b 1\n2 0 c 2\n")
+    runs = {"r": {"1": {"a": 2.0, "b": 1.0}, "2": {"c": 1.0}}}
+    j = join(path, runs)
+    found = [records(s, per_topic=True) for s in spreads(j, ["P.1,2"])]
+    assert [[(r["topic"], r["measure"], r["value"], r["path"]) for r in rs] for rs in found] == [
+        [("1", "P_1", 0.5, "enumeration"), ("2", "P_1", 1.0, "enumeration"), ("all", "P_1", 0.75, "enumeration")],
+        [("1", "P_2", 0.75, "enumeration"), ("2", "P_2", 0.5, "enumeration"), ("all", "P_2", 0.625, "enumeration")]]
+    assert found[0][0]["sd"] == 0.5 and (found[0][0]["low"], found[0][0]["high"]) == (0.0, 1.0)
+    assert found[0][2]["sd"] == 0.25 and found[0][2]["error"] == 0.0
