@@ -34,11 +34,12 @@ def every_measure() -> list[str]:
 
 def small_case(random_collection):
     """A random collection (negative grades, unjudged documents, ties, R = 0 topics) whose
-    topics t00, t01 and t03 have uncertain documents: 12 x 4 x 6 = 288 worlds in all."""
+    topics t00, t01 and t03 have uncertain documents, one of them with a fractional grade:
+    12 x 4 x 6 = 288 worlds in all."""
     qrels, runs = random_collection(np.random.default_rng(7), 3, 5)
     pattern = {"t00": [{0: 0.3, 2: 0.7}, {1: 0.2, 2: 0.5, 3: 0.3}, {-1: 0.4, 1: 0.6}],
                "t01": [{0: 0.5, 1: 0.5}, {0: 0.1, 3: 0.9}],
-               "t03": [{0: 0.2, 1: 0.3, 2: 0.5}, {1: 0.75, 3: 0.25}]}
+               "t03": [{0: 0.2, 1: 0.3, 2: 0.5}, {1.5: 0.75, 3: 0.25}]}  # 1.5: trec_eval's names read 1
     judgments = {t: dict(docs) for t, docs in qrels.items()}
     for topic, dists in pattern.items():
         retrieved = [d for d in judgments[topic] if any(d in r.get(topic, {}) for r in runs.values())]
@@ -63,6 +64,8 @@ def brute_force(judgments, runs, names):
         weights.append(np.prod([p for _, p in choice]))
         rankings, integer = prepare(qrels_from_dict(world), runs)
         rankings = replace(rankings, max_grade=float(scale))  # the grade scale, not the world's top
+        if integer is not None:
+            integer = replace(integer, max_grade=float(np.trunc(scale)))
         for i, (m, score) in enumerate(zip(measures, compute(rankings, measures, "trec_eval", integer))):
             values = np.nan_to_num(score.value)
             per_topic[i].append(values)
