@@ -99,7 +99,8 @@ def certain(qrels: Qrels) -> UncertainQrels:
 
 def read_uncertain_qrels(path: str | os.PathLike) -> UncertainQrels:
     """Read qrels with grade distributions (the module's format 1; plain, .gz or ``-``).
-    Each distinct GRADES text is parsed once.
+    Each distinct GRADES text is parsed once, all of them together (:func:`_parse_all`); only
+    if one is malformed are they parsed one by one (:func:`parse_grades`), to say which and why.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "u.txt"
@@ -109,20 +110,23 @@ def read_uncertain_qrels(path: str | os.PathLike) -> UncertainQrels:
     """
     path = os.fspath(path)
     columns, _ = _read_table(path, UNCERTAIN)
-    texts = columns["grades"].dictionary.to_pylist()
-    parsed = []
-    for text in texts:
-        try:
-            parsed.append(parse_grades(text))
-        except ValueError as exc:
-            raise InputError(f"{path}:{_line_of(path, text)}: grades {text!r}: {exc}") from None
-    grades, probs = _padded(parsed)
+    strings = columns["grades"].dictionary
+    table = _parse_all(strings)
+    if table is None:
+        texts = strings.to_pylist()
+        parsed = []
+        for text in texts:
+            try:
+                parsed.append(parse_grades(text))
+            except ValueError as exc:
+                raise InputError(f"{path}:{_line_of(path, text)}: grades {text!r}: {exc}") from None
+        table = _from_lists(parsed)
     index = to_numpy(columns["grades"].indices)
-    return UncertainQrels(columns["topic"], columns["docno"], grades[index], probs[index], path)
+    return UncertainQrels(columns["topic"], columns["docno"], table[0][index], table[1][index], path)
 
 
 def parse_grades(text: str) -> tuple[list[float], list[float]]:
-    """A GRADES field as (grades, probabilities); ValueError saying what is wrong.
+    """A GRADES field as (grades, probabilities as written); ValueError saying what is wrong.
 
     >>> parse_grades("0:0.2,1:0.5,2:0.3")
     ([0.0, 1.0, 2.0], [0.2, 0.5, 0.3])
@@ -147,7 +151,36 @@ def parse_grades(text: str) -> tuple[list[float], list[float]]:
     total = math.fsum(probs)
     if abs(total - 1) > TOLERANCE:
         raise ValueError(f"probabilities sum to {total:.6g}, not 1")
-    return grades, [p / total for p in probs]
+    return grades, probs
+
+
+def _parse_all(strings) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every GRADES text of a pyarrow string array at once, with pyarrow's string kernels, as
+    :func:`_pack` packs them; None if some text is not well formed in :func:`parse_grades`'s sense."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    items = pc.split_pattern(strings, ",")
+    per_text = to_numpy(pc.list_value_length(items))
+    row = to_numpy(pc.list_parent_indices(items)).astype(np.int64)
+    parts = pc.split_pattern(pc.list_flatten(items), ":")
+    n_parts = to_numpy(pc.list_value_length(parts))
+    try:
+        numbers = to_numpy(pc.cast(pc.list_flatten(parts), pa.float64()))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    lone = n_parts == 1
+    if not (((n_parts == 2) | (lone & (per_text[row] == 1))).all() and np.isfinite(numbers).all()):
+        return None
+    first = to_numpy(parts.offsets)[:-1].astype(np.int64) - parts.offset
+    grade = numbers[first]
+    prob = np.where(lone, 1.0, numbers[np.minimum(first + 1, len(numbers) - 1)])
+    total = np.bincount(row, weights=prob, minlength=len(strings))
+    order = np.lexsort((grade, row))
+    twice = (row[order][1:] == row[order][:-1]) & (grade[order][1:] == grade[order][:-1])
+    if ((prob < 0) | (prob > 1)).any() or (np.abs(total - 1) > TOLERANCE).any() or twice.any():
+        return None
+    return _pack(row, grade, prob, len(strings))
 
 
 def combine_assessors(assessors: Sequence, weights: Sequence[float] | None = None,
@@ -182,23 +215,17 @@ def combine_assessors(assessors: Sequence, weights: Sequence[float] | None = Non
     grade = np.concatenate([q.grade for q in qrels])
     weight = np.repeat(weights, [len(q.grade) for q in qrels])
     pairs, entry = np.unique(t.astype(np.int64) * len(docnos) + d, return_inverse=True)
-    judged_weight = np.bincount(entry, weights=weight)
-    total = judged_weight if missing == "renormalise" else np.full(len(pairs), weights.sum())
-    # the silent assessors' weight, as votes for grade 0
-    silent = total - judged_weight
+    # the silent assessors' weight, as votes for grade 0 (missing="zero"); each row's sum
+    # of weights, the judging assessors' or all assessors', is what _pack divides by
+    some = np.bincount(entry, minlength=len(pairs)) < len(qrels)
+    silent = np.where(some & (missing == "zero"), weights.sum() - np.bincount(entry, weights=weight), 0.0)
     entry = np.concatenate([entry, np.flatnonzero(silent > 0)])
     grade = np.concatenate([grade, np.zeros(int((silent > 0).sum()))])
     weight = np.concatenate([weight, silent[silent > 0]])
     values, g = np.unique(grade, return_inverse=True)
     cells, cell = np.unique(entry * len(values) + g, return_inverse=True)
-    mass = np.bincount(cell, weights=weight) / total[cells // len(values)]
-    rows = cells // len(values)
-    K = int(np.bincount(rows).max())
-    slot = np.arange(len(cells)) - np.searchsorted(rows, rows)
-    grades = np.repeat(values[cells[np.searchsorted(rows, np.arange(len(pairs)))] % len(values)][:, None], K, axis=1)
-    probs = np.zeros((len(pairs), K))
-    grades[rows, slot] = values[cells % len(values)]
-    probs[rows, slot] = mass
+    grades, probs = _pack(cells // len(values), values[cells % len(values)], np.bincount(cell, weights=weight),
+                          len(pairs))
     topic = pa.DictionaryArray.from_arrays(pa.array((pairs // len(docnos)).astype(np.int32)), topics)
     docno = pa.DictionaryArray.from_arrays(pa.array((pairs % len(docnos)).astype(np.int32)), docnos)
     return UncertainQrels(topic, docno, grades, probs, " + ".join(q.source for q in qrels))
@@ -219,12 +246,14 @@ def uncertain_from_dict(judgments: Mapping[str, Mapping[str, object]], source: s
             docnos.append(str(d))
     if not parsed:
         raise InputError(f"{source}: empty")
-    grades, probs = _padded(parsed)
+    grades, probs = _from_lists(parsed)
     return UncertainQrels(np.array(topics, dtype=object), np.array(docnos, dtype=object), grades, probs, source)
 
 
 def _number(text: str, what: str) -> float:
     try:
+        if "_" in text:  # float() accepts 1_000, pyarrow's parser (and trec_eval) do not
+            raise ValueError(text)
         value = float(text)
     except ValueError:
         raise ValueError(f"{what} {text!r} is not a number") from None
@@ -233,12 +262,32 @@ def _number(text: str, what: str) -> float:
     return value
 
 
-def _padded(parsed: list[tuple[list[float], list[float]]]) -> tuple[np.ndarray, np.ndarray]:
-    """(grades, probs) as (n, K) arrays, pairs of probability 0 dropped, padding as in UncertainQrels."""
-    kept = [[(g, p) for g, p in zip(*pair) if p > 0] for pair in parsed]
-    K = max(len(k) for k in kept)
-    grades = np.array([[g for g, _ in k] + [k[0][0]] * (K - len(k)) for k in kept], dtype=np.float64)
-    probs = np.array([[p for _, p in k] + [0.0] * (K - len(k)) for k in kept], dtype=np.float64)
+def _from_lists(parsed: list[tuple[list[float], list[float]]]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_pack` of :func:`parse_grades`' results, one per text."""
+    row = np.repeat(np.arange(len(parsed)), [len(g) for g, _ in parsed])
+    grade = np.array([g for gs, _ in parsed for g in gs], dtype=np.float64)
+    prob = np.array([p for _, ps in parsed for p in ps], dtype=np.float64)
+    return _pack(row, grade, prob, len(parsed))
+
+
+def _pack(row: np.ndarray, grade: np.ndarray, prob: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(grades, probs) as (n, K) arrays from items sorted by row: pairs of probability 0 dropped,
+    each row's probabilities divided by their sum, padding as in UncertainQrels.
+
+    >>> _pack(np.array([0, 0, 1]), np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 1.0]), 2)
+    (array([[2.],
+           [3.]]), array([[1.],
+           [1.]]))
+    """
+    prob = prob / np.bincount(row, weights=prob, minlength=n)[row]
+    keep = prob > 0
+    row, grade, prob = row[keep], grade[keep], prob[keep]
+    start = np.searchsorted(row, np.arange(n))
+    slot = np.arange(len(row)) - start[row]
+    grades = np.repeat(grade[start][:, None], int(slot.max()) + 1, axis=1)
+    probs = np.zeros(grades.shape)
+    grades[row, slot] = grade
+    probs[row, slot] = prob
     return grades, probs
 
 

@@ -131,7 +131,7 @@ def test_linear_measures_exact_without_enumeration(case):
 def test_sampled_worlds_agree_with_brute_force(case):
     """exact_worlds=1 for the other measures: sampled, the expectation within 5 Monte Carlo
     errors, the standard deviation within 15%, P(B beats A) within 5 errors."""
-    _, _, j, (overall, per_topic, weights) = case
+    _, _, j, (overall, _, weights) = case
     for i, name in enumerate(NAMES):
         if expand([name])[0].spec.name in LINEAR:
             continue
@@ -261,3 +261,24 @@ def test_records_and_families(tmp_path, write):
         [("1", "P_2", 0.75, "enumeration"), ("2", "P_2", 0.5, "enumeration"), ("all", "P_2", 0.625, "enumeration")]]
     assert found[0][0]["sd"] == 0.5 and (found[0][0]["low"], found[0][0]["high"]) == (0.0, 1.0)
     assert found[0][2]["sd"] == 0.25 and found[0][2]["error"] == 0.0
+
+
+def test_texts_parsed_together_as_one_by_one(tmp_path, write):
+    """The fast path (all distinct texts at once) gives what parse_grades gives text by text:
+    lone grades, pairs of probability 0, negative and fractional grades, exponents, sums off by
+    less than the tolerance."""
+    import pyarrow as pa
+
+    from rpdi.metrics.uncertain import _from_lists, _parse_all, parse_grades
+
+    texts = ["2", "-1", "0:0.2,1:0.5,2:0.3", "3:1", "1.5:0.25,0:0,-1:0.75", "1e0:5e-1,2:0.5", "0:0.3333333,1:0.6666666",
+             "+4:1.0"]
+    path = write(tmp_path / "u.txt", "".join(f"q 0 d{i} {t}\n" for i, t in enumerate(texts)))
+    fast = read_uncertain_qrels(path)
+    slow = _from_lists([parse_grades(t) for t in texts])
+    np.testing.assert_array_equal(fast.grades, slow[0])
+    np.testing.assert_array_equal(fast.probs, slow[1])
+    assert fast.grades[4].tolist() == [1.5, -1.0, 1.5] and fast.probs[4].tolist() == [0.25, 0.75, 0.0]
+    assert _parse_all(pa.array(texts)) is not None  # the fast path took them all
+    with pytest.raises(InputError, match="u2.txt:1: grades '1_0:1': grade '1_0' is not a number"):
+        read_uncertain_qrels(write(tmp_path / "u2.txt", "q 0 d 1_0:1\n"))
