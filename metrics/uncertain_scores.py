@@ -67,16 +67,20 @@ class Judgments:
     entries: tuple[np.ndarray, ...]  # per topic, its entries' indices
     compat: str
     judged_only: bool
+    scale: float  # the qrels' grade scale (UncertainQrels.scale)
+    fractional: bool  # some grade has a fraction: trec_eval's names read its integer part
+    negative: bool  # some grade (of positive probability) is negative: "judged" depends on the world
+    max_docs: int | None  # with judged_only, each world's rankings are cut after it (trec_eval -J, then -M)
 
 
 def join(qrels, runs, topics: str = "qrels", compat: str = "trec_eval",
          max_docs: int | None = None, judged_only: bool = False) -> Judgments:
     """Runs (paths, :class:`Run` objects or dicts) joined with uncertain qrels (anything
     :func:`metrics.uncertain.load_uncertain_qrels` takes) in trec_eval's order, cut to
-    ``max_docs`` (trec_eval -M); ``judged_only`` (-J) is applied in each world."""
+    ``max_docs`` (trec_eval -M); ``judged_only`` (-J) is applied in each world (before -M)."""
     qrels = load_uncertain_qrels(qrels)
     ids = build_rankings(qrels.ids(), load_runs(runs), topics, float32_scores=compat == "pytrec_eval")
-    if max_docs is not None:
+    if max_docs is not None and not judged_only:
         ids = truncate(ids, max_docs)
     topic_values = np.array(qrels.topic.dictionary.to_pylist(), dtype=object)
     entry_topic = np.searchsorted(ids.topics, topic_values)[to_numpy(qrels.topic.indices)]
@@ -87,41 +91,45 @@ def join(qrels, runs, topics: str = "qrels", compat: str = "trec_eval",
     entry = ids.grade.astype(np.int64) - 1
     local = np.where(entry >= 0, local_of[np.maximum(entry, 0)], -1)
     entries = tuple(order[starts[t]:starts[t + 1]] for t in range(len(ids.topics)))
-    return Judgments(ids, qrels, local, entries, compat, judged_only)
+    possible = qrels.grades[qrels.probs > 0]
+    return Judgments(ids, qrels, local, entries, compat, judged_only, qrels.scale,
+                     bool((np.trunc(possible) != possible).any()), bool((possible < 0).any()), max_docs)
 
 
-def world_rankings(j: Judgments, t: int, G: np.ndarray, scale: float) -> Rankings:
+def world_rankings(j: Judgments, t: int, G: np.ndarray, scale: float, depth: int | None = None) -> Rankings:
     """Topic t's rankings in worlds whose grades are ``G`` (W, entries of t): runs x W "topics"
-    (one per world) x ranks, as :func:`metrics.rankings.build_rankings` builds them from those
-    qrels, except that the largest grade is ``scale``."""
-    S, _, D = j.ids.grade.shape
-    W = len(G)
-    local = j.local[:, t, :]
+    (one per world) x ranks (the first ``depth``), as :func:`metrics.rankings.build_rankings`
+    builds them from those qrels, except that the largest grade is ``scale``."""
+    S, W = len(j.ids.runs), len(G)
+    local = j.local[:, t, :depth]
     hit = local >= 0
-    g = np.where(hit[:, None, :], G[:, np.maximum(local, 0)].transpose(1, 0, 2), 0.0)  # (S, W, D)
-    width = max(max(len(e) for e in j.entries), 1)
-    ideal = np.zeros((W, width))
+    g = np.where(hit[:, None, :], G[:, np.maximum(local, 0)].transpose(1, 0, 2), 0.0)  # (S, W, ranks)
+    ideal = np.zeros((W, max(max(len(e) for e in j.entries), 1)))
     ideal[:, :G.shape[1]] = -np.sort(-np.where(G >= 0, G, 0.0), axis=1)
-    wide = lambda a: None if a is None else np.broadcast_to(a[:, t:t + 1], (S, W) + a.shape[2:])
+    wide = lambda a: None if a is None else np.broadcast_to(a[:, t:t + 1, :depth], g.shape)
     r = Rankings(runs=j.ids.runs, topics=np.repeat(j.ids.topics[t:t + 1], W), grade=np.where(g > 0, g, 0.0),
-                 judged=hit[:, None, :] & (g >= 0), doc=wide(j.ids.doc), length=wide(j.ids.length),
+                 judged=hit[:, None, :] & (g >= 0), doc=wide(j.ids.doc),
+                 length=np.broadcast_to(np.minimum(j.ids.length[:, t:t + 1], g.shape[2]), (S, W)),
                  present=np.ones((S, W), bool), ideal=ideal, n_judged=(G >= 0).sum(axis=1), max_grade=scale,
-                 words=wide(j.ids.words), pooled=np.broadcast_to(hit[:, None, :], (S, W, D)))
-    return judged_only_rankings(r) if j.judged_only else r
+                 words=wide(j.ids.words), pooled=np.broadcast_to(hit[:, None, :], g.shape))
+    if not j.judged_only:
+        return r
+    r = judged_only_rankings(r)
+    return r if j.max_docs is None else truncate(r, j.max_docs)
 
 
 def world_scores(j: Judgments, m: Measure, t: int, G: np.ndarray) -> np.ndarray:
     """(S, W) the measure's score of each run on topic t in each world ``G`` (W, entries of t),
-    undefined values as 0; worlds evaluated in batches of at most CELLS cells."""
-    S, _, D = j.ids.grade.shape
-    scale = j.qrels.scale
-    fractional = bool((np.trunc(j.qrels.grades) != j.qrels.grades).any())
+    undefined values as 0; the rankings cut to the measure's depth unless judged_only moves
+    documents up; worlds evaluated in batches of at most CELLS cells."""
+    depth = None if j.judged_only or m.params.get("judged_only") else m.depth
+    S, _, D = j.local[:, :, :depth].shape
     step = max(1, CELLS // max(S * D, 1))
     out = []
     for lo in range(0, len(G), step):
         g = G[lo:lo + step]
-        integer = world_rankings(j, t, np.trunc(g), float(np.trunc(scale))) if fractional else None
-        out.append(np.nan_to_num(compute(world_rankings(j, t, g, scale), [m], j.compat, integer)[0].value))
+        integer = world_rankings(j, t, np.trunc(g), float(np.trunc(j.scale)), depth) if j.fractional else None
+        out.append(np.nan_to_num(compute(world_rankings(j, t, g, j.scale, depth), [m], j.compat, integer)[0].value))
     return np.concatenate(out, axis=1)
 
 
@@ -183,8 +191,7 @@ def topic_worlds(j: Judgments, m: Measure, t: int, samples: int = SAMPLES, seed:
 def is_linear(m: Measure, j: Judgments) -> bool:
     """Whether the ``linear`` path is exact for the measure: declared in :data:`LINEAR`, read in
     rank order (no judged_only that some negative grade would reorder), not relative to R."""
-    negative = bool((j.qrels.grades[j.qrels.probs > 0] < 0).any())
-    reorders = (m.params.get("judged_only") or j.judged_only) and negative
+    reorders = (m.params.get("judged_only") or j.judged_only) and j.negative
     return m.spec.name in LINEAR and not reorders and not m.params.get("relative")
 
 

@@ -48,7 +48,7 @@ def small_case(random_collection):
     return judgments, runs
 
 
-def brute_force(judgments, runs, names):
+def brute_force(judgments, runs, names, **reading):
     """For each measure: every world's overall scores (S, worlds) and per-topic scores
     (S, T, worlds), and the worlds' probabilities, from today's evaluation of each world."""
     uncertain = [(t, d, list(v.items())) for t, docs in judgments.items() for d, v in docs.items()
@@ -62,7 +62,7 @@ def brute_force(judgments, runs, names):
         for (t, d, _), (g, _) in zip(uncertain, choice):
             world[t][d] = g
         weights.append(np.prod([p for _, p in choice]))
-        rankings, integer = prepare(qrels_from_dict(world), runs)
+        rankings, integer = prepare(qrels_from_dict(world), runs, **reading)
         rankings = replace(rankings, max_grade=float(scale))  # the grade scale, not the world's top
         if integer is not None:
             integer = replace(integer, max_grade=float(np.trunc(scale)))
@@ -106,6 +106,27 @@ def test_every_world_enumerated_equals_brute_force(case):
             assert c.difference.mean == pytest.approx(diff @ weights, abs=1e-12), name
             assert c.difference.sd == pytest.approx(moments(diff[None], weights)[1][0], abs=1e-9), name
             assert c.p_error == 0.0
+
+
+@pytest.mark.parametrize("reading", [{"judged_only": True, "max_docs": 4}, {"max_docs": 2}])
+def test_reading_options_equal_brute_force(case, reading):
+    """trec_eval's -J (unjudged documents removed in each world: a grade -1 is drawn in some)
+    and -M, and measures' own judged_only, in every world."""
+    judgments, runs, _, _ = case
+    names = ["P@3", "nDCG(judged_only=True)@3", "AP", "ERR@3", "RBP(p=0.5)", "Judged@3", "Unj@3"]
+    overall, per_topic, weights = brute_force(judgments, runs, names, **reading)
+    j = join(uncertain_from_dict(judgments), runs, **reading)
+    for i, name in enumerate(names):
+        s = spread(j, name)
+        np.testing.assert_allclose(s.topic.mean, moments(per_topic[i], weights)[0], rtol=1e-12, atol=1e-12, err_msg=name)
+        np.testing.assert_allclose(s.overall.sd, moments(overall[i], weights)[1], rtol=1e-9, atol=1e-9, err_msg=name)
+        if expand([name])[0].spec.name in LINEAR:
+            linear = spread(j, name, exact_worlds=1)
+            # -J with a grade -1 among the possible ones reorders the rankings: no longer linear
+            assert linear.overall_path == ("sampled" if "judged_only" in reading else "exact moments"), name
+            if linear.overall_path == "exact moments":
+                np.testing.assert_allclose(linear.overall.sd, moments(overall[i], weights)[1], rtol=1e-9,
+                                           atol=1e-9, err_msg=name)
 
 
 def test_linear_measures_exact_without_enumeration(case):
