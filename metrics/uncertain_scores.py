@@ -240,7 +240,10 @@ def spread(j: Judgments, measure, samples: int = SAMPLES, seed: int = 0, exact_w
         raise InputError(f"samples: expected at least 2 worlds, not {samples}")
     if not 0 < level < 1:
         raise InputError(f"level: expected a probability in (0, 1), not {level}")
-    m = measure if isinstance(measure, Measure) else expand([measure])[0]
+    found = [measure] if isinstance(measure, Measure) else expand([measure])
+    if len(found) != 1:
+        raise InputError(f"measure {measure!r}: names {len(found)} measures; spread takes one (spreads takes several)")
+    m = found[0]
     if m.spec.compute is None:
         raise InputError(f"measure {m.text!r}: has no closed form to evaluate in each world")
     worlds = tuple(topic_worlds(j, m, t, samples, seed, exact_worlds) for t in range(len(j.ids.topics)))

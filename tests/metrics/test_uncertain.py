@@ -268,6 +268,8 @@ def test_bad_weights_and_options():
     j = join(certain(q), {"r": {"1": {"d": 1.0}}})
     with pytest.raises(InputError, match="samples"):
         spread(j, "P@1", samples=1)
+    with pytest.raises(InputError, match="names 2 measures"):
+        spread(j, "P.1,2")
 
 
 def test_records_and_families(tmp_path, write):
