@@ -108,10 +108,11 @@ def test_every_world_enumerated_equals_brute_force(case):
             assert c.p_error == 0.0
 
 
-@pytest.mark.parametrize("reading", [{"judged_only": True, "max_docs": 4}, {"max_docs": 2}])
+@pytest.mark.parametrize("reading", [{"judged_only": True, "max_docs": 4}, {"max_docs": 2}, {"topics": "intersection"}])
 def test_reading_options_equal_brute_force(case, reading):
     """trec_eval's -J (unjudged documents removed in each world: a grade -1 is drawn in some)
-    and -M, and measures' own judged_only, in every world."""
+    and -M, measures' own judged_only, and each run's mean over the topics it retrieved for
+    (plain trec_eval), in every world."""
     judgments, runs, _, _ = case
     names = ["P@3", "nDCG(judged_only=True)@3", "AP", "ERR@3", "RBP(p=0.5)", "Judged@3", "Unj@3"]
     overall, per_topic, weights = brute_force(judgments, runs, names, **reading)
@@ -119,6 +120,8 @@ def test_reading_options_equal_brute_force(case, reading):
     for i, name in enumerate(names):
         s = spread(j, name)
         np.testing.assert_allclose(s.topic.mean, moments(per_topic[i], weights)[0], rtol=1e-12, atol=1e-12, err_msg=name)
+        np.testing.assert_allclose(s.overall.mean, moments(overall[i], weights)[0], rtol=1e-12, atol=1e-12,
+                                   err_msg=name)
         np.testing.assert_allclose(s.overall.sd, moments(overall[i], weights)[1], rtol=1e-9, atol=1e-9, err_msg=name)
         if expand([name])[0].spec.name in LINEAR:
             linear = spread(j, name, exact_worlds=1)
