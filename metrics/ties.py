@@ -158,6 +158,9 @@ def _setup(rankings, measure, compat, integer_rankings):
     if measure.spec.between_runs:
         raise InputError(f"measure {measure.text!r}: compares each run's documents with the first run's, "
                          f"whose ties are reordered too; no expectation over tie orders is given for it")
+    if measure.spec.intents:
+        raise InputError(f"measure {measure.text!r}: reads the subtopics of diversity qrels; no expectation "
+                         f"over tie orders is given for it yet")
     if measure.integer_grades and integer_rankings is not None:
         rankings = integer_rankings
     today = measure.compute(View(rankings, measure.depth, compat))

@@ -246,6 +246,9 @@ def spread(j: Judgments, measure, samples: int = SAMPLES, seed: int = 0, exact_w
     m = found[0]
     if m.spec.compute is None:
         raise InputError(f"measure {m.text!r}: has no closed form to evaluate in each world")
+    if m.spec.intents:
+        raise InputError(f"measure {m.text!r}: reads the subtopics of diversity qrels, which have no uncertain "
+                         f"grades yet")
     worlds = tuple(topic_worlds(j, m, t, samples, seed, exact_worlds) for t in range(len(j.ids.topics)))
     path = np.array([w.path for w in worlds])
     var = np.stack([np.diag(w.cov) for w in worlds], axis=1)

@@ -31,7 +31,7 @@ def registry_measures() -> list[str]:
     """Every declared measure at its defaults: without a cutoff and at 3 where it may take one."""
     names = []
     for name, spec in MEASURES.items():
-        if name in EXCLUDED:
+        if name in EXCLUDED or spec.intents:  # diversity measures: refused, see test_diversity_measures_refused
             continue
         if spec.cutoff in ("none", "optional"):
             names.append(name)
@@ -246,3 +246,11 @@ def test_batches_of_any_size_give_the_same_numbers(monkeypatch):
     monkeypatch.setattr(ties, "BATCH_CELLS", 1)  # each ranking's reorderings alone
     for name, want in zip(names, whole):
         assert np.array_equal(ties.expected(rankings, parse_measure(name)).score.value, want), name
+
+
+def test_diversity_measures_refused():
+    """Diversity measures read subtopic grades that the reorderings here do not carry: one line."""
+    qrels, run = CASES[0]
+    rankings = build_rankings(qrels_from_dict(qrels), [run_from_dict("r", run)])
+    with pytest.raises(InputError, match="subtopics of diversity qrels"):
+        ties.expected(rankings, parse_measure("alpha-nDCG@3"))

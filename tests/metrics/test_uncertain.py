@@ -26,6 +26,8 @@ def every_measure() -> list[str]:
     for spec in MEASURES.values():
         if spec.method != "closed_form":
             continue  # a browsing model of one's own, registered by a test elsewhere
+        if spec.intents:
+            continue  # diversity measures: refused (test_diversity_measures_refused)
         cut = "" if spec.cutoff != "required" else "@0.5" if spec.cutoff_kind is float else "@3"
         names.append(spec.name + cut)
     return names + ["nDCG@3", "DCG(dcg='exp-log2')@4", "RBP(p=0.5,rel=2)", "SDCG(max_rel=2)@4", "AP@3",
@@ -273,6 +275,13 @@ def test_bad_weights_and_options():
         spread(j, "P@1", samples=1)
     with pytest.raises(InputError, match="names 2 measures"):
         spread(j, "P.1,2")
+
+
+def test_diversity_measures_refused():
+    """Diversity measures read subtopic grades, which uncertain qrels do not have: one line."""
+    j = join(certain(qrels_from_dict({"1": {"d": 1}})), {"r": {"1": {"d": 1.0}}})
+    with pytest.raises(InputError, match="subtopics of diversity qrels"):
+        spread(j, "alpha-nDCG@3")
 
 
 def test_records_and_families(tmp_path, write):
