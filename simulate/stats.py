@@ -98,9 +98,10 @@ def dispersion_p(z2, bound, slack: float = 0.0, cap: float = CAP) -> float:
     bound with range cap. Lower tail, on z_t^2 itself: 1 - z_t^2 <= 1, so T - sum z_t^2 >= d
     has Bennett's bound with range 1. Each bound is a valid one-sided p-value; twice the smaller
     (Bonferroni over the two sides), plus ``slack`` (the chance that a bound used fails), is
-    the two-sided one. The cap makes the upper tail exponential (Chebyshev's, bound/d^2, is all that a
-    variance alone gives); a ranking far off counts as cap: one ranking's large deviation is the
-    mean tests' business, users that share draws spread the z-scores of many rankings.
+    the two-sided one. The cap makes the upper tail exponential (Chebyshev's, bound/d^2, is all
+    that a variance alone gives); a ranking far off counts as cap: one ranking's large
+    deviation is the mean tests' business, users that share draws spread the z-scores of many
+    rankings.
 
     >>> from rpdi.simulate.stats import dispersion_p
     >>> round(dispersion_p([1.0] * 100, [2.0] * 100), 6)  # sum z^2 = T: no evidence
