@@ -272,7 +272,7 @@ def _on_processes(pending: list[dict], workers: int, keep) -> None:
 def confirm_cell(spec: dict, cell):
     """The verdict's confirmation of a flagged cell of the task ``spec`` (see
     :func:`rpdi.simulate.confirm.confirmation`): its rankings simulated again on an independent
-    stream; a p-value, or for a Dispersion cell the cell anew."""
+    stream; a p-value, or for a Dispersion cell its rankings' terms of the dispersion test."""
     from rpdi.metrics.rankings import build_rankings
     from rpdi.simulate.confirm import confirmation
     from rpdi.usermodels import exact, model_for

@@ -8,8 +8,6 @@ first stage's (run, topic, measure): the independence the verdict's error rate r
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from rpdi.metrics.seeds import stream
@@ -31,12 +29,14 @@ def confirm_stream(seed: int, run: str, topic: str, measure: str) -> np.random.S
 
 
 def confirmation(rankings, model, ex, cell: Stochastic | Dispersion, *, seed: int,
-                 convention: str) -> float | Dispersion:
+                 convention: str) -> float | list[dict]:
     """The confirmation of a flagged cell: its rankings simulated again on an independent stream
     (run, topic, measure and the key ``confirm``) with CONFIRM_USERS times the users per ranking
     of the first stage. For a Mean or Variance cell, the p-value of Bennett's bound
-    (:func:`rpdi.simulate.stats.bennett_p`); for a run's Dispersion cell, the same cell on the
-    new sample (the verdict pools every run's into the family's dispersion test)."""
+    (:func:`rpdi.simulate.stats.bennett_p`); for a run's Dispersion cell, the new sample's
+    terms of the dispersion test, one per ranking it sums (``z2``, its variance ``bound`` and
+    ``slack``, as :func:`rpdi.simulate.sample.dispersion` counts them): the verdict pools every
+    run's and tests them by :func:`rpdi.simulate.stats.dispersion_p`."""
     s = rankings.runs.index(cell.run)
     present = np.flatnonzero(rankings.present[s])
     if cell.topic != "all":
@@ -48,9 +48,8 @@ def confirmation(rankings, model, ex, cell: Stochastic | Dispersion, *, seed: in
     moments = simulate_rankings(model, [rows[s, t] for t in present], users, tasks, cell.engine)
     stats = [mean_stats(mom, model, ex, s, t, rows[s, t]) for t, mom in zip(present, moments)]
     if isinstance(cell, Dispersion):
-        d = dispersion(stats)
-        return dataclasses.replace(cell, **(d or {"rankings": 0, "sum_z2": 0.0, "bound": 0.0, "slack": 0.0}),
-                                   users=users)
+        terms = [dispersion([x]) for x in stats]
+        return [{"z2": d["sum_z2"], "bound": d["bound"], "slack": d["slack"]} for d in terms if d is not None]
     test = variance_test(stats) if isinstance(cell, Variance) else mean_test(stats)
     if test is None:
         return 1.0

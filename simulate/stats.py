@@ -2,7 +2,8 @@
 
 The screen uses the normal approximation (powerful, but its error rate is only asymptotic and
 fails for rare events); the confirmation uses Bennett's inequality, which holds for any number
-of users and any outcome distribution with the stated variance and range.
+of users and any outcome distribution with the stated variance and range, also for the
+dispersion test's squared z-scores (:func:`dispersion_p`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import numpy as np
 from scipy.stats import norm
 
 from rpdi.metrics.significance import adjust
+
+CAP = 16.0  # the dispersion test's upper tail counts a ranking's z^2 up to this (|z| = 4)
 
 
 def p_values(z) -> np.ndarray:
@@ -82,3 +85,34 @@ def bennett_p(d: float, variance: float, upper: float, lower: float, slack: floa
     """
     a = abs(d)
     return float(min(1.0, bennett_tail(a, variance, upper) + bennett_tail(a, variance, lower) + slack))
+
+
+def dispersion_p(z2, bound, slack: float = 0.0, cap: float = CAP) -> float:
+    """Two-sided p-value of the dispersion test: T rankings' squared z-scores ``z2``, independent,
+    each of mean exactly 1 and variance at most ``bound`` (2 + B^2/(n var), see
+    :func:`rpdi.simulate.sample.dispersion`) when users are independent.
+
+    Upper tail, on W_t = min(z_t^2, cap) (cap >= 1): E W_t <= 1, so sum W_t - T >= d needs
+    sum (W_t - E W_t) >= d, a sum of independent terms each at most cap above its mean, with
+    Var W_t <= E (W_t - 1)^2 <= E (z_t^2 - 1)^2 <= bound_t (|W_t - 1| <= |z_t^2 - 1|): Bennett's
+    bound with range cap. Lower tail, on z_t^2 itself: 1 - z_t^2 <= 1, so T - sum z_t^2 >= d
+    has Bennett's bound with range 1. Each bound is a valid one-sided p-value; twice the smaller
+    (Bonferroni over the two sides), plus ``slack`` (the chance that a bound used fails), is
+    the two-sided one. The cap makes the upper tail exponential (Chebyshev's, bound/d^2, is all
+    that a variance alone gives); a ranking far off counts as cap: one ranking's large
+    deviation is the mean tests' business, users that share draws spread the z-scores of many
+    rankings.
+
+    >>> from rpdi.simulate.stats import dispersion_p
+    >>> round(dispersion_p([1.0] * 100, [2.0] * 100), 6)  # sum z^2 = T: no evidence
+    1.0
+    >>> round(dispersion_p([2.0] * 100, [2.0] * 100), 6)  # every z^2 twice its mean
+    0.000202
+    >>> dispersion_p([2.0] * 1000, [2.0] * 1000) < 1e-30  # Chebyshev's: 2000 / 1000^2 = 0.002
+    True
+    """
+    z2, bound = np.asarray(z2, dtype=float), np.asarray(bound, dtype=float)
+    T, v = len(z2), float(bound.sum())
+    upper = bennett_tail(float(np.minimum(z2, cap).sum()) - T, v, cap)
+    lower = bennett_tail(T - float(z2.sum()), v, 1.0)
+    return float(min(1.0, 2 * min(upper, lower) + slack))

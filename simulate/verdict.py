@@ -6,7 +6,8 @@ sample vs model variance per run; one dispersion test of every simulated ranking
 form one family at family-wise error rate ``alpha``, decided in two stages (see :func:`verdict`
 and the README, "How the verdict decides"): a screen by normal z-tests with Holm's procedure,
 then, for the screened-out cells only, a confirmation on an independent random stream with
-Bennett's inequality (:mod:`simulate.confirm`), which holds whatever the outcome's skew, and
+Bennett's inequality (:mod:`simulate.confirm`), which holds whatever the outcome's skew (for
+the dispersion test, on the rankings' z^2 capped at 16: :func:`simulate.stats.dispersion_p`), and
 Holm again, with one more hypothesis: that the screened-out cells agree together. Only a
 confirmed cell, or screened-out cells that disagree together, is a disagreement.
 """
@@ -22,7 +23,7 @@ from scipy.stats import chi2
 
 from rpdi.simulate.cells import (Cell, ClosedVsExact, Defined, Dispersion, Exact, Jointly, Mean, Oracle, Reading,
                                  Spread, Stochastic, Streams, Variance, ZeroVariance)
-from rpdi.simulate.stats import holm, p_values
+from rpdi.simulate.stats import dispersion_p, holm, p_values
 
 ALPHA = 0.01  # family-wise error rate of the stochastic comparisons
 COUNTED = (Reading, Streams, Defined, Oracle, ClosedVsExact, ZeroVariance, Mean, Variance)  # in this order
@@ -47,7 +48,7 @@ class Verdict:
 
 
 def verdict(cells: list[Cell], alpha: float,
-            confirm: Callable[[Stochastic | Dispersion], float | Dispersion]) -> Verdict:
+            confirm: Callable[[Stochastic | Dispersion], float | list[dict]]) -> Verdict:
     """ONE verdict over every comparison. Deterministic cells (closed form vs exact, zero-variance
     simulations) must hold exactly. The stochastic cells (per ranking and per mean over topics,
     each engine, the variance checks, and one dispersion test of the z-scores of every simulated
@@ -57,8 +58,9 @@ def verdict(cells: list[Cell], alpha: float,
     1. screen: two-sided normal p-values of their z-scores, Holm at ``alpha``;
     2. confirm: each screened-out cell is simulated again on an independent stream
        (``confirm(cell)`` returns a Bennett p-value, valid for any skew; for the dispersion test
-       every run's Dispersion cell is re-simulated, ``confirm(part)`` returning it anew, and the
-       pooled sum of z^2 tested by Chebyshev's inequality, valid for any shape), Holm at
+       every run's Dispersion cell is re-simulated, ``confirm(part)`` returning its rankings'
+       z^2, and their pooled sums tested by Bennett's bound too, the upper tail on the z^2
+       capped at 16, valid for any shape: :func:`simulate.stats.dispersion_p`), Holm at
        ``alpha`` over the screened-out cells.
 
     Many marginal cells (screened out, not confirmed one by one) are not waved through: with two
@@ -85,7 +87,7 @@ def verdict(cells: list[Cell], alpha: float,
         flagged = [dataclasses.replace(c, p_screen=float(p)) for c, p, r in zip(stochastic, p1, holm(p1, alpha)) if r]
     marginal = []
     if flagged:
-        p2 = np.array([spread_p(spread([confirm(p) for p in parts])) if isinstance(c, Spread) else confirm(c)
+        p2 = np.array([spread_p([t for p in parts for t in confirm(p)]) if isinstance(c, Spread) else confirm(c)
                        for c in flagged])
         joint = [fisher(p2)] if len(flagged) > 1 else []
         rejected = holm(np.concatenate([p2, joint]), alpha)
@@ -111,12 +113,13 @@ def spread(parts: list[Dispersion]) -> Spread | None:
                   slack=sum(p.slack for p in parts), z=(s - n) / np.sqrt(v))
 
 
-def spread_p(pooled: Spread | None) -> float:
-    """Chebyshev's two-sided p-value of a pooled dispersion test, valid whatever the outcomes'
-    shape: P(|sum z^2 - n| >= d) <= Var/d^2 (1: nothing to test)."""
-    if pooled is None or pooled.sum_z2 == pooled.rankings:
+def spread_p(terms: list[dict]) -> float:
+    """The confirmation's p-value of the family's dispersion test from every run's terms (one
+    per ranking: ``z2``, its variance ``bound``, ``slack``), valid whatever the outcomes' shape:
+    :func:`simulate.stats.dispersion_p` (1: nothing to test)."""
+    if not terms:
         return 1.0
-    return float(min(1.0, pooled.bound / (pooled.sum_z2 - pooled.rankings) ** 2 + pooled.slack))
+    return dispersion_p([t["z2"] for t in terms], [t["bound"] for t in terms], sum(t["slack"] for t in terms))
 
 
 def fisher(p: np.ndarray) -> float:

@@ -10,7 +10,9 @@ verdict says DISAGREE (status 1) is a false alarm. Collections:
 
 For each it prints the false-alarm rate with its 95% Clopper-Pearson interval next to alpha,
 and, for contrast, how often the first stage alone (normal z-tests with Holm: the verdict
-before the confirmation stage) would have rejected. The exact expectations do not depend on
+before the confirmation stage) would have rejected, and how often the dispersion test was
+screened out (so confirmed by its own bound, simulate.stats.dispersion_p), with its smallest
+confirmation p-value. The exact expectations do not depend on
 the seed and are computed once per collection and process.
 
     python tests/benchmarks/verdict_calibration.py --workers 8      # 1000 seeds each: many CPU hours
@@ -99,6 +101,7 @@ def _verdicts(name: str, seeds: list[int], users: int, alpha: float, measures) -
 def calibrate(name: str, seeds: int, users: int, alpha: float, first_seed: int, workers: int,
               measures) -> None:
     alarms = screens = 0
+    dispersed = []  # the dispersion test's confirmation p-values, where it was screened out
     started = time.perf_counter()
     all_seeds = list(range(first_seed, first_seed + seeds))
     chunks = [all_seeds[i::workers] for i in range(workers)]
@@ -108,12 +111,15 @@ def calibrate(name: str, seeds: int, users: int, alpha: float, first_seed: int, 
     for seed, v in sorted(results, key=lambda x: x[0]):
         alarms += v.status == 1
         screens += v.counts["screened"] > 0
+        dispersed += [c.p_confirm for c in v.failures + v.marginal if c.kind == "spread"]
         if v.status == 1:
             print(f"  {name} seed {seed}: false alarm: {verdict_lines(v)[1:]}", flush=True)
     ci = binomtest(alarms, seeds).proportion_ci(0.95, method="exact")
     print(f"{name:10s} false-alarm rate {alarms}/{seeds} = {alarms / seeds:.4f} "
           f"(95% CI {ci.low:.4f}-{ci.high:.4f}) vs alpha {alpha:g}; first stage alone would reject "
-          f"{screens}/{seeds} = {screens / seeds:.4f}; {time.perf_counter() - started:.0f} s", flush=True)
+          f"{screens}/{seeds} = {screens / seeds:.4f}; the dispersion test screened out in {len(dispersed)}/{seeds}"
+          f"{f' (smallest confirmation p {min(dispersed):.3g})' if dispersed else ''}; "
+          f"{time.perf_counter() - started:.0f} s", flush=True)
 
 
 def main() -> int:

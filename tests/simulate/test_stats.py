@@ -11,7 +11,10 @@ so the bound is checked here where the exact answer is known:
   rarely b and otherwise a little below 0, is in the limit b (N - lambda) for N ~ Poisson(lambda),
   and there the bound is exactly e^k k! / k^k P(N = k) at d = b (k - lambda) (k > lambda an
   integer), at most sqrt(2 pi k) e^(1/(12k)) times the exact tail (Robbins' bound on k!);
-- never below the normal exponent exp(-d^2 / 2v), which it approaches as the range b -> 0.
+- never below the normal exponent exp(-d^2 / 2v), which it approaches as the range b -> 0;
+- the dispersion test's p-value (dispersion_p, on each ranking's z^2 as sample.dispersion
+  gives it): its one-sided bounds never below the exact tails of the capped and plain sums of
+  z^2, its p-value never below the exact chance of one as small, for Bernoulli users.
 
 A bound "slightly wrong" (its variance or range mis-scaled by a few percent, a tail left out,
 the mean's variance divided by T instead of T^2) fails at least one of these; see the grids.
@@ -26,8 +29,8 @@ import numpy as np
 import pytest
 from scipy.stats import binom, poisson
 
-from rpdi.simulate.sample import mean_test, variance_test
-from rpdi.simulate.stats import bennett_p, bennett_tail
+from rpdi.simulate.sample import dispersion, mean_test, variance_test
+from rpdi.simulate.stats import bennett_p, bennett_tail, dispersion_p
 
 REL = 1e-9  # rounding slack of the comparisons with scipy's tails
 
@@ -224,3 +227,66 @@ def test_variance_check_bound_holds_exactly(case):
     a deviation as large, for every outcome."""
     _check_bennett_hypotheses(variance_test, case, exact_variance=False)
     assert _check_exactly(variance_test, case) > 0.001
+
+
+# -- the dispersion test's z^2, enumerated exactly -------------------------------------------
+
+# rankings as (users, chance q, outcome c), each with B^2/(n var) <= 1 (the dispersion test sums
+# only those): a rare outcome whose z^2 reaches hundreds, few users with z^2 in {0, 1, 4}, mixes
+DISPERSION_CASES = [[(20, 0.05, 1.0), (9, 0.5, 1.0), (12, 0.3, 2.0)], [(8, 0.6, 2.0), (6, 0.4, 4.0), (10, 0.15, 0.7)],
+                    [(4, 0.5, 1.0)] * 5, [(25, 0.04, 1.0), (25, 0.04, 1.0)]]
+
+
+def _dispersion_table(case):
+    """(z^2 per ranking, exact probability) of every joint outcome, and the rankings' variance
+    bounds, each ranking's term taken as the confirmation takes it (sample.dispersion of it alone)."""
+    table, bounds = [], None
+    for hits, p in _outcomes(case):
+        terms = [dispersion([row]) for row in _rows(case, hits)]
+        assert all(t is not None for t in terms), case  # every ranking counts
+        table.append(([t["sum_z2"] for t in terms], p))
+        bounds = [t["bound"] for t in terms]
+    return np.array([z for z, _ in table]), np.array([p for _, p in table]), bounds
+
+
+@pytest.mark.parametrize("case", DISPERSION_CASES)
+def test_dispersion_terms_have_mean_one_and_the_stated_variance_bound(case):
+    """What dispersion_p assumes of each ranking's z^2: mean exactly 1 and variance at most its
+    bound (2 + B^2/(n var)), checked on the exact distribution."""
+    z2, ps, bounds = _dispersion_table(case)
+    for t, bound in enumerate(bounds):
+        mean = (ps * z2[:, t]).sum()
+        assert mean == pytest.approx(1.0, rel=1e-9), (case, t)
+        assert (ps * (z2[:, t] - 1) ** 2).sum() <= bound * (1 + REL), (case, t)
+
+
+@pytest.mark.parametrize("case", DISPERSION_CASES)
+@pytest.mark.parametrize("cap", [1.0, 2.0, 16.0])
+def test_dispersion_bound_is_never_below_the_exact_tails(case, cap):
+    """Upper tail: P(sum min(z^2, cap) - T >= d) <= Bennett(d, sum bound, cap); lower tail:
+    P(T - sum z^2 >= d) <= Bennett(d, sum bound, 1), at every outcome's d; and the two-sided
+    p-value is valid: P(p-value <= p) <= p for every p it takes."""
+    z2, ps, bounds = _dispersion_table(case)
+    T, v = len(case), sum(bounds)
+    up, low = np.minimum(z2, cap).sum(axis=1) - T, T - z2.sum(axis=1)
+    for d in up:
+        assert ps[up >= d - 1e-12].sum() <= bennett_tail(d, v, cap) * (1 + REL), (case, cap, d)
+    for d in low:
+        assert ps[low >= d - 1e-12].sum() <= bennett_tail(d, v, 1.0) * (1 + REL), (case, cap, d)
+    pv = np.array([dispersion_p(z, bounds, cap=cap) for z in z2])
+    tight = 0.0
+    for p in pv:
+        exact = ps[pv <= p * (1 + 1e-12)].sum()
+        assert exact <= p * (1 + REL), (case, cap, p, exact)
+        tight = max(tight, exact / p)
+    assert tight > 1e-3  # not vacuous
+
+
+def test_the_exact_tails_see_a_range_too_small():
+    """The cap is the upper tail's range: Bennett's bound with range 1 instead of 16 falls below
+    the exact tail of the capped sum (two rankings of 25 users, each a hit with chance 0.04:
+    k hits make z^2 = (k - 1)^2 / 0.96, 16.7 at k = 5), so the test above can fail."""
+    case = DISPERSION_CASES[3]
+    z2, ps, bounds = _dispersion_table(case)
+    up = np.minimum(z2, 16.0).sum(axis=1) - len(case)
+    assert any(ps[up >= d - 1e-12].sum() > bennett_tail(d, sum(bounds), 1.0) for d in up)
