@@ -148,6 +148,6 @@ def _inner(name: str):
 
 
 # ndeval's intent-aware measures, declared by metrics under their own names: their users
-NDEVAL_USERS = {"P-IA": _inner("P"), "MAP-IA": _inner("AP"),
+NDEVAL_USERS = {"P-IA": _inner("P"), "MAP-IA": _inner("AP"), "strec": _inner("Success"),
                 "ERR-IA": lambda measure: IntentAware(NdevalCascade(measure), measure),
                 "nERR-IA": lambda measure: GreedyIntentAware(WholeCascade(measure), measure)}

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from rpdi.metrics import MEASURES
-from rpdi.usermodels import MODELS
+from rpdi.usermodels import MODELS, model_for
+
+
+def _entry(name: str, aggregation: str) -> str:
+    spec = MEASURES[name]
+    return f"{spec.name_with_defaults()}  [{aggregation}]\n    user: {spec.user_model}\n    ref:  {spec.citation}"
 
 
 def run(args) -> str:
-    lines = [f"{MEASURES[name].name_with_defaults()}  [{cls.aggregation}]\n    user: {cls.rule}\n    ref:  {cls.citation}"
-             for name, cls in MODELS.items()]
+    lines = [_entry(name, cls.aggregation) for name, cls in MODELS.items()]
+    lines.append("users with intents, reading diversity qrels (`--intents`):")
+    lines += [_entry(name, model_for(name + ("@10" if spec.cutoff == "required" else "")).aggregation)
+              for name, spec in MEASURES.items() if spec.intents and spec.model]
+    lines.append("X-IA  [X's]\n    user: draws an intent i with probability P(i|q), then is X's user on intent i's "
+                 "grades (any model X, one's own too: path.py:Class-IA(...))\n    ref:  Agrawal, Gollapudi, Halverson "
+                 "& Ieong 2009")
     closed_only = [name for name, spec in MEASURES.items() if not spec.model]
     lines.append("no browsing model (closed form only, `rpdi eval`): " + ", ".join(closed_only))
     return "\n".join(lines) + "\n"

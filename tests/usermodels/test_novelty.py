@@ -1,5 +1,5 @@
 """usermodels/novelty.py and ndeval's intent-aware users: alpha-DCG's, alpha-nDCG's, NRBP's and
-nNRBP's users (novelty counted before the document) and ERR-IA's, nERR-IA's, P-IA's and MAP-IA's have the
+nNRBP's users (novelty counted before the document) and ERR-IA's, nERR-IA's, P-IA's, MAP-IA's and strec's (Success-IA's) have the
 exact expectations of ndeval's closed forms (metrics/measures/diversity.py, equal to pyndeval);
 the greedy ideal ranking they divide by is never better than the best ranking (the declared
 difference's direction), and can be worse, so the values can exceed 1."""
@@ -21,7 +21,7 @@ from rpdi.usermodels import exact, model_for
 from rpdi.usermodels.novelty import GREEDY, AlphaNDCG, novelty_gains
 
 NDEVAL = ["alpha-nDCG@10", "alpha-DCG@20", "alpha-nDCG(alpha=0.3)@5", "NRBP", "nNRBP", "nNRBP(alpha=0.2,beta=0.8)",
-          "ERR-IA@20", "ERR-IA(alpha=0.3)@5", "nERR-IA@10", "nERR-IA(alpha=0.3)@20", "P-IA@10", "MAP-IA"]
+          "ERR-IA@20", "ERR-IA(alpha=0.3)@5", "nERR-IA@10", "nERR-IA(alpha=0.3)@20", "P-IA@10", "MAP-IA", "strec@5"]
 
 
 @pytest.fixture(scope="module")
