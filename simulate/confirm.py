@@ -3,7 +3,8 @@
 The first stage's z-tests assume normal estimates; a cell they flag is re-tested here with
 Bennett's inequality (:func:`simulate.stats.bennett_p`), valid whatever the outcome's skew, on
 users drawn from streams keyed by (run, topic, measure, "confirm"), which share no draw with the
-first stage's (run, topic, measure): the independence the verdict's error rate rests on.
+first stage's (run, topic, measure) (both keyed by the engine too, unless it is the vector
+one): the independence the verdict's error rate rests on.
 """
 
 from __future__ import annotations
@@ -21,11 +22,19 @@ from rpdi.simulate.stats import bennett_p
 CONFIRM_USERS = 2  # the confirmation stage simulates this many times the first stage's users
 
 
-def confirm_stream(seed: int, run: str, topic: str, measure: str) -> np.random.SeedSequence:
+def ranking_stream(seed: int, run: str, topic: str, measure: str, engine: str, *stage: str) -> np.random.SeedSequence:
+    """A ranking's stream in the first stage: keyed by (run, topic, measure), and by the engine's
+    name for an engine other than the vector one, so that two engines checking the same measure
+    (the agent check of ``rpdi run``) draw independent users, as the dispersion test and the
+    joint hypothesis, which pool their cells, assume."""
+    return stream(seed, run, topic, measure, *(() if engine == "vector" else (engine,)), *stage)
+
+
+def confirm_stream(seed: int, run: str, topic: str, measure: str, engine: str) -> np.random.SeedSequence:
     """A ranking's stream in the confirmation stage: keyed by "confirm" as well, so that it shares
-    no draw with the first stage's (run, topic, measure) stream (the streams check of
-    :mod:`simulate.three_way` verifies it on every ranking)."""
-    return stream(seed, run, topic, measure, "confirm")
+    no draw with the first stage's stream (the streams check of :mod:`simulate.three_way`
+    verifies it on every ranking)."""
+    return ranking_stream(seed, run, topic, measure, engine, "confirm")
 
 
 def confirmation(rankings, model, ex, cell: Stochastic | Dispersion, *, seed: int,
@@ -44,7 +53,7 @@ def confirmation(rankings, model, ex, cell: Stochastic | Dispersion, *, seed: in
     users = CONFIRM_USERS * max(1, cell.users)  # a cell's users are per topic, also for "all"
     rows = rankings_for(model, View(rankings, model.k), convention)
     present = [t for t in present if np.isfinite(ex.value[s, t])]
-    tasks = [confirm_stream(seed, cell.run, str(rankings.topics[t]), model.measure.text) for t in present]
+    tasks = [confirm_stream(seed, cell.run, str(rankings.topics[t]), model.measure.text, cell.engine) for t in present]
     moments = simulate_rankings(model, [rows[s, t] for t in present], users, tasks, cell.engine)
     stats = [mean_stats(mom, model, ex, s, t, rows[s, t]) for t, mom in zip(present, moments)]
     if isinstance(cell, Dispersion):

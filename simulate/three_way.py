@@ -12,11 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from rpdi.metrics.evaluate import compute
-from rpdi.metrics.seeds import stream
 from rpdi.metrics.view import Score, View
 from rpdi.simulate.batch import simulate_rankings
 from rpdi.simulate.cells import Cell, ClosedVsExact, Defined, Dispersion, Mean, Variance, ZeroVariance
-from rpdi.simulate.confirm import confirm_stream
+from rpdi.simulate.confirm import confirm_stream, ranking_stream
 from rpdi.simulate.exact_checks import closed_vs_exact, oracle_cell, streams_cell
 from rpdi.simulate.progress import progress_bar
 from rpdi.simulate.ranking import rankings_for
@@ -72,11 +71,11 @@ class _ModelCheck:
         self.sequential = target_stderr is not None
         keys = [(s, t) for s in range(len(rankings.runs)) for t in np.flatnonzero(rankings.present[s])
                 if np.isfinite(self.ex.value[s, t])]
-        tasks = [stream(seed, rankings.runs[s], str(rankings.topics[t]), text) for s, t in keys]
+        tasks = [ranking_stream(seed, rankings.runs[s], str(rankings.topics[t]), text, self.engine) for s, t in keys]
         self.simulated = dict(zip(keys, simulate_rankings(self.model, [self.rows[k] for k in keys], users, tasks,
                                                           self.engine, target_stderr, max_users, done)))
         idents = [(rankings.runs[s], str(rankings.topics[t])) for s, t in keys]
-        confirming = [confirm_stream(seed, run, topic, text) for run, topic in idents]
+        confirming = [confirm_stream(seed, run, topic, text, self.engine) for run, topic in idents]
         return streams_cell(text, idents + [(run, f"{topic} (confirmation)") for run, topic in idents],
                             tasks + confirming)
 

@@ -78,7 +78,8 @@ MUTATIONS = {
         ("simulate/confirm.py", [
             ('return bennett_p(test["d"], test["V"]', 'return bennett_p(0.25 * test["d"], test["V"]')])],
     "confirmation-reuses-first-stage-streams": ("simulate/confirm.py", [
-        ('return stream(seed, run, topic, measure, "confirm")', "return stream(seed, run, topic, measure)")]),
+        ('return ranking_stream(seed, run, topic, measure, engine, "confirm")',
+         "return ranking_stream(seed, run, topic, measure, engine)")]),
     "insq-continuation-shared-slip": ("metrics/measures/cwl.py", [  # closed form and user share it
         ("insq = ((i + 2 * T - 1) / (i + 2 * T)) ** 2", "insq = ((i + 2 * T) / (i + 2 * T + 1)) ** 2")]),
     "err-default-max-rel-3": ("metrics/measures/err.py", [  # closed form and user read the default

@@ -64,3 +64,20 @@ def test_the_dispersion_confirmation_rejects_users_sharing_draws(first_stage, mo
 def test_the_dispersion_confirmation_accepts_independent_users(first_stage):
     terms = _confirmed_terms(first_stage)
     assert len(terms) > 150 and spread_p(terms) > 0.01
+
+
+def test_engines_checking_one_measure_draw_independent_users():
+    """The agent check of ``rpdi run`` simulates a measure the vector engine simulates too: its
+    streams, first stage and confirmation, are keyed by the engine, so that the dispersion test
+    and the joint hypothesis, which pool their cells, pool independent samples; the vector
+    engine's streams stay keyed by (run, topic, measure) alone."""
+    from rpdi.metrics.seeds import stream
+    from rpdi.simulate.ranking import block_rng
+
+    def first(seq):
+        return int(block_rng(seq, 0).integers(2 ** 63))
+
+    key = (3, "run", "t1", "RBP(p=0.8)")
+    draws = {first(confirm.ranking_stream(*key, e, *stage)) for e in ("vector", "agent") for stage in ((), ("confirm",))}
+    assert len(draws) == 4
+    assert first(confirm.ranking_stream(*key, "vector")) == first(stream(*key))

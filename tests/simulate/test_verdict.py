@@ -144,9 +144,8 @@ def test_a_stream_shared_by_topics_is_caught(monkeypatch):
     measures = ["RBP(p=0.8)", "AP"]
     _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
     assert v.status == 0, verdict_lines(v)
-    keyed = three_way.stream
-    for module in (three_way, confirm):  # both stages
-        monkeypatch.setattr(module, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
+    keyed = confirm.stream  # both stages' streams are made there
+    monkeypatch.setattr(confirm, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
     _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
     means = [c for c in v.failures if c.kind == "mean"]  # the statistical test sees it here
     assert v.status == 1 and means and {c.topic for c in means} == {"all"}, verdict_lines(v)
@@ -158,9 +157,8 @@ def test_a_stream_shared_by_unlike_topics_is_caught_by_the_streams_check(monkeyp
     qrels, runs = synthetic_collection(topics=8, runs=2, depth=30, seed=3)
     _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
     assert v.status == 0 and v.counts["streams"] == 1, verdict_lines(v)
-    keyed = three_way.stream
-    for module in (three_way, confirm):  # both stages
-        monkeypatch.setattr(module, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
+    keyed = confirm.stream  # both stages' streams are made there
+    monkeypatch.setattr(confirm, "stream", lambda seed, run, topic, *rest: keyed(seed, run, "same", *rest))
     _, v = simulate(qrels, runs, ["RBP(p=0.8)"], users=500, seed=2, with_verdict=True)
     streams = [c for c in v.failures if c.kind == "streams"]
     assert v.status == 1 and len(streams) == 1 and len(streams[0].shared) == 2 * 2 * 7, verdict_lines(v)  # both stages
