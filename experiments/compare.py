@@ -16,7 +16,6 @@ from rpdi.choices import CORRECTIONS, INTERVALS, TESTS
 from rpdi.metrics.evaluate import compute, expand
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
-from rpdi.metrics.rankings import build_rankings
 from rpdi.metrics.significance import FIELDS as PAIR_FIELDS
 from rpdi.metrics.significance import bootstrap_interval, compare_scores, discriminative_power, pairs_of, t_interval
 from rpdi.metrics.seeds import stream
@@ -225,7 +224,9 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
     pairs, power = [], []
     rankings = None
     if c.users is not None:
-        rankings = build_rankings(*data, config.experiment.topics)
+        from rpdi.experiments.tasks import data_source, source_rankings
+
+        rankings = source_rankings(data_source(config), data[1], config.experiment.topics)
         _check_user_work([model_for(m) for m in per], rankings, c.users, config.experiment.convention,
                          config.experiment.force)
     for measure, by_run in per.items():

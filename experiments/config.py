@@ -58,6 +58,8 @@ class Synthetic(_Strict):
 class Data(_Strict):
     qrels: str | None = None
     runs: list[str] | None = None
+    intents: str | None = Field(None, description="intent probabilities P(i|q), 'topic subtopic probability' "
+                                                  "lines, for diversity and intent-aware (X-IA) measures")
     synthetic: Synthetic | None = None
 
     @model_validator(mode="after")
@@ -67,6 +69,8 @@ class Data(_Strict):
             raise ValueError("give either qrels and runs, or [data.synthetic]")
         if files and (self.qrels is None or not self.runs):
             raise ValueError("give both qrels and runs")
+        if self.intents is not None and self.synthetic is not None:
+            raise ValueError("intents: read with diversity qrels, not with [data.synthetic]")
         return self
 
 
@@ -268,6 +272,10 @@ def resolve_files(config: Config, base: str, path: str = "config") -> None:
             raise InputError(f"{path}: data.runs: no file matches {pattern!r}")
         runs += found
     data.qrels, data.runs = qrels, runs
+    if data.intents is not None:
+        data.intents = os.path.join(base, data.intents)
+        if not os.path.isfile(data.intents):
+            raise InputError(f"{path}: data.intents: no such file: {data.intents}")
     if config.compare is not None and config.compare.baseline is not None:
         from rpdi.metrics.trec import run_name
 

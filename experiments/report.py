@@ -178,7 +178,9 @@ def _residual_depths(config, measures, depths, qrels, runs) -> tuple[str, list[t
     if not chosen or not depths:
         return "", []
     names = [f"{m}@{d}" for m in chosen for d in depths]
-    recs = [r for r in evaluate(qrels, runs, names, topics=config.experiment.topics) if r["topic"] == "all"]
+    intents = config.data.intents if any(parse_measure(n).spec.intents for n in names) else None
+    recs = [r for r in evaluate(qrels, runs, names, topics=config.experiment.topics, intents=intents)
+            if r["topic"] == "all"]
     curves = {}
     rows = []
     for m in chosen:

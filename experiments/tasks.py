@@ -38,27 +38,48 @@ from rpdi.simulate.progress import progress_bar
 
 
 def data_source(config: Config) -> dict:
-    """A JSON-able description of the data that any worker can load."""
+    """A JSON-able description of the data that any worker can load: with a diversity or
+    intent-aware measure (alpha-nDCG, X-IA), the qrels are diversity qrels (``diversity``) and
+    ``intents`` the file of P(i|q), if given."""
+    from rpdi.usermodels import model_for
+
+    diversity = any(model_for(m).measure.spec.intents for m in expand_measures(config))
     if config.data.synthetic is not None:
+        if diversity:
+            raise InputError("measures: the diversity and intent-aware measures read diversity qrels "
+                             "(data.qrels), not [data.synthetic]")
         return {"synthetic": config.data.synthetic.model_dump()}
-    return {"qrels": config.data.qrels, "runs": list(config.data.runs)}
+    if config.data.intents is not None and not diversity:
+        raise InputError("data.intents: given, but no diversity or intent-aware measure (X-IA) reads them")
+    extra = {"diversity": True, "intents": config.data.intents} if diversity else {}
+    return {"qrels": config.data.qrels, "runs": list(config.data.runs), **extra}
 
 
 @lru_cache(maxsize=4)
 def _load(source_json: str):
-    from rpdi.metrics.evaluate import load_qrels, load_runs
+    from rpdi.metrics.evaluate import load_diversity_qrels, load_qrels, load_runs
 
     source = json.loads(source_json)
     if "synthetic" in source:
         from rpdi.experiments.synthetic import synthetic_collection
 
         return synthetic_collection(**source["synthetic"])
-    return load_qrels(source["qrels"]), load_runs(source["runs"])
+    qrels = (load_diversity_qrels if source.get("diversity") else load_qrels)(source["qrels"])
+    return qrels, load_runs(source["runs"])
 
 
 def load_data(source: dict):
-    """(Qrels, [Run]) of a data source, cached per process."""
+    """(Qrels, [Run]) of a data source (DiversityQrels for a diversity source), cached per process."""
     return _load(json.dumps(source, sort_keys=True))
+
+
+def source_rankings(source: dict, runs, topics: str):
+    """The rankings of ``runs`` on the source's qrels: with their subtopics and P(i|q) for a
+    diversity source (:func:`simulate.api.collection_rankings`)."""
+    from rpdi.simulate.api import collection_rankings
+
+    return collection_rankings(load_data(source)[0], runs, topics, bool(source.get("diversity")),
+                               source.get("intents"))[2]
 
 
 def _digest(path: str) -> str:
@@ -76,7 +97,8 @@ def fingerprint(source: dict, measures: list[str]) -> dict[str, dict]:
 
     from rpdi.usermodels.plugin import plugin_path
 
-    files = [_digest(f) for f in ([source["qrels"], *source["runs"]] if "qrels" in source else [])]
+    paths = [source["qrels"], *source["runs"], *filter(None, [source.get("intents")])] if "qrels" in source else []
+    files = [_digest(f) for f in paths]
     models = {m: plugin_path(m) for m in measures}
     return {m: {"files": files, "model": _digest(path) if path else None, "rpdi": version("rpdi")}
             for m, path in models.items()}
@@ -133,7 +155,6 @@ def run_task(spec: dict) -> dict:
 
 
 def _compute(spec: dict) -> dict:
-    from rpdi.metrics.rankings import build_rankings
     from rpdi.simulate.exact_checks import reading_cells
     from rpdi.simulate.three_way import three_way
     from rpdi.usermodels import model_for
@@ -141,7 +162,7 @@ def _compute(spec: dict) -> dict:
     qrels, runs = load_data(spec["data"])
     run = next(r for r in runs if r.name == spec["run"])
     s = spec["settings"]
-    rankings = build_rankings(qrels, [run], s["topics"])
+    rankings = source_rankings(spec["data"], [run], s["topics"])
     records, (ex,), cells = three_way(
         rankings, [model_for(spec["measure"])], users=s["users"], seed=s["seed"], engine=s["engine"],
         per_topic=True, convention=s["convention"], target_stderr=s["target_stderr"], max_users=s["max_users"],
@@ -273,13 +294,12 @@ def confirm_cell(spec: dict, cell):
     """The verdict's confirmation of a flagged cell of the task ``spec`` (see
     :func:`rpdi.simulate.confirm.confirmation`): its rankings simulated again on an independent
     stream; a p-value, or for a Dispersion cell its rankings' terms of the dispersion test."""
-    from rpdi.metrics.rankings import build_rankings
     from rpdi.simulate.confirm import confirmation
     from rpdi.usermodels import exact, model_for
 
-    qrels, runs = load_data(spec["data"])
+    runs = load_data(spec["data"])[1]
     s = spec["settings"]
-    rankings = build_rankings(qrels, [r for r in runs if r.name == spec["run"]], s["topics"])
+    rankings = source_rankings(spec["data"], [r for r in runs if r.name == spec["run"]], s["topics"])
     model = model_for(spec["measure"])
     return confirmation(rankings, model, exact(model, rankings, s["convention"]), cell, seed=s["seed"],
                         convention=s["convention"])

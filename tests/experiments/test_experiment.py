@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 import rpdi.experiments.tasks as executor
-import rpdi.metrics.rankings
+import rpdi.simulate.api
 from rpdi.experiments.config import load_config
 from rpdi.experiments.experiment import run_experiment
 from rpdi.metrics.names import parse_measure
@@ -193,7 +193,7 @@ def test_each_runs_reading_is_checked_once_and_can_fail(small, monkeypatch):
         return [c for c in executor.run_task(tasks[0])["cells"] if c["kind"] == "reading"]
 
     assert [c["ok"] for c in readings()] == [True]
-    build = rpdi.metrics.rankings.build_rankings
+    build = rpdi.simulate.api.build_rankings  # what a task's rankings are built with
 
     def swapped(*args, **kwargs):
         rankings = build(*args, **kwargs)
@@ -201,7 +201,7 @@ def test_each_runs_reading_is_checked_once_and_can_fail(small, monkeypatch):
         grade[..., [0, 1]] = grade[..., [1, 0]]
         return dataclasses.replace(rankings, grade=grade)
 
-    monkeypatch.setattr(rpdi.metrics.rankings, "build_rankings", swapped)
+    monkeypatch.setattr(rpdi.simulate.api, "build_rankings", swapped)
     [cell] = readings()
     assert not cell["ok"] and cell["wrong_topics"] > 0, cell
 
@@ -272,6 +272,12 @@ MISTAKES = {  # name: (config text, key path the message must name)
     "neither synthetic nor files": ('[experiment]\nname = "x"\n\n[data]\n\n[[measures]]\nname = "AP"\n', "data"),
     "qrels without runs": (_files().replace('runs = ["runs/*.run"]\n', ""), "data"),
     "malformed qrels file": (_files(qrels="bad.qrels"), "bad.qrels:2"),
+    "intents without a diversity measure": (_files().replace('runs = ["runs/*.run"]', 'runs = ["runs/*.run"]\nintents = "qrels.txt"'),
+                                            "data.intents: given, but no diversity"),
+    "missing intents file": (_files().replace('runs = ["runs/*.run"]', 'runs = ["runs/*.run"]\nintents = "none.txt"'),
+                             "data.intents: no such file"),
+    "diversity measure on synthetic data": (SMALL.replace('name = "AP"', 'name = "ERR-IA@5"'),
+                                            "measures: the diversity and intent-aware measures read diversity qrels"),
     "invalid TOML": (SMALL.replace("[experiment]", "[experiment"), "not valid TOML"),
 }
 
@@ -566,3 +572,31 @@ def test_a_model_of_ones_own_in_a_config(tmp_path, monkeypatch):
     by = {m: {r["run"] + r["topic"]: float(r["exact"]) for r in rows if r["measure"] == m} for m in measures}
     one, two = by.values()
     assert any(abs(one[k] - two[k]) > 1e-9 for k in one)
+
+
+def test_diversity_measures_in_a_config(tmp_path, run_cli):
+    """Diversity qrels and intents in [data]: the experiment's closed forms are rpdi eval's with
+    the same intents (not the uniform ones), and its users agree with them."""
+    from rpdi.metrics.evaluate import evaluate
+
+    data = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "diversity")
+    for name in ("qrels.txt", "intents.txt", "majority.run", "diverse.run"):
+        shutil.copy(os.path.join(data, name), tmp_path / name)
+    measures = ["alpha-nDCG@5", "ERR-IA@5", "RBP-IA(p=0.8)"]
+    config = tmp_path / "div.toml"
+    config.write_text('[experiment]\nname = "div"\nusers = 300\n\n[data]\nqrels = "qrels.txt"\n'
+                      'runs = ["*.run"]\nintents = "intents.txt"\n\n'
+                      + "".join(f'[[measures]]\nname = "{m}"\n\n' for m in measures))
+    status, _, err = run_cli(["run", str(config), "--out", str(tmp_path / "out")])
+    assert status == 0, err
+    with open(tmp_path / "out" / "results.csv") as f:
+        got = {(r["run"], r["measure"]): float(r["closed_form"]) for r in csv.DictReader(f) if r["topic"] == "all"}
+    want = {(r["run"], r["measure"]): r["value"]
+            for r in evaluate(str(tmp_path / "qrels.txt"), [str(tmp_path / "majority.run"), str(tmp_path / "diverse.run")],
+                              measures, intents=str(tmp_path / "intents.txt"))}
+    uniform = {(r["run"], r["measure"]): r["value"]
+               for r in evaluate(str(tmp_path / "qrels.txt"), [str(tmp_path / "majority.run")], measures)}
+    assert set(got) == set(want)
+    for key, value in want.items():
+        assert got[key] == pytest.approx(value, rel=1e-9)
+    assert any(abs(uniform[k] - want[k]) > 0.01 for k in uniform)  # the intents file matters here
