@@ -159,3 +159,35 @@ def mutations_benchmark():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="session")
+def diversity_collections():
+    """Synthetic diversity rankings (ties, unjudged documents, documents relevant to no
+    subtopic, a subtopic only non-relevant judgments name), two seeds, each with uniform and
+    with uneven intents."""
+    from rpdi.experiments.synthetic_diversity import synthetic_diversity
+    from rpdi.metrics.diversity import diversity_rankings
+
+    out = []
+    for seed in (3, 8):
+        qrels, runs, intents = synthetic_diversity(topics=10, seed=seed)
+        out += [diversity_rankings(qrels, runs), diversity_rankings(qrels, runs, intents=intents)]
+    return out
+
+
+def _pairs_share_draws(self, live, counts):
+    """The vector engine's uniforms (``vector._Streams.take``), each drawn once and used by two
+    users in a row: every user's outcome keeps its distribution, the users are not independent."""
+    u = np.empty(int(counts.sum()))
+    begin = 0
+    for r, k in zip(live.tolist(), counts.tolist()):
+        u[begin:begin + k] = np.repeat(self.rngs[r].random((k + 1) // 2), 2)[:k]
+        begin += k
+    return u
+
+
+@pytest.fixture(scope="session")
+def pairs_share_draws():
+    """A planting for ``vector._Streams.take``: users sharing random draws in pairs."""
+    return _pairs_share_draws

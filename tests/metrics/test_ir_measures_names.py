@@ -22,7 +22,7 @@ import ir_measures
 import pytest
 from hypothesis import given, settings
 
-from rpdi.metrics import InputError, evaluate, parse_measure
+from rpdi.metrics import evaluate, parse_measure
 from rpdi.metrics.ir_measures_names import DIFFERENCES, Difference
 
 

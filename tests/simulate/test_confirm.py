@@ -22,16 +22,6 @@ from rpdi.usermodels import model_for
 THRESHOLD = 0.01 / 6  # Holm's first threshold over five screened-out cells and the joint hypothesis
 
 
-def _pairs_share_draws(self, live, counts):
-    """The vector engine's uniforms, each drawn once and used by two users in a row."""
-    u = np.empty(int(counts.sum()))
-    begin = 0
-    for r, k in zip(live.tolist(), counts.tolist()):
-        u[begin:begin + k] = np.repeat(self.rngs[r].random((k + 1) // 2), 2)[:k]
-        begin += k
-    return u
-
-
 @pytest.fixture(scope="module")
 def first_stage():
     """RBP(p=0.8) on 150 synthetic topics and 2 runs, 1000 users, honest streams: the runs'
@@ -51,8 +41,8 @@ def _confirmed_terms(first_stage):
     return [t for c in parts for t in confirm.confirmation(rankings, model, ex, c, seed=2, convention="unknown")]
 
 
-def test_the_dispersion_confirmation_rejects_users_sharing_draws(first_stage, monkeypatch):
-    monkeypatch.setattr(vector._Streams, "take", _pairs_share_draws)
+def test_the_dispersion_confirmation_rejects_users_sharing_draws(first_stage, monkeypatch, pairs_share_draws):
+    monkeypatch.setattr(vector._Streams, "take", pairs_share_draws)
     terms = _confirmed_terms(first_stage)
     z2 = np.array([t["z2"] for t in terms])
     assert len(terms) > 150 and z2.mean() > 1.5  # many rankings, each z^2 about twice its mean

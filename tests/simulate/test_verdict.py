@@ -165,7 +165,7 @@ def test_a_stream_shared_by_unlike_topics_is_caught_by_the_streams_check(monkeyp
     assert "not keyed by the task" in "\n".join(verdict_lines(v))
 
 
-def test_users_sharing_random_draws_are_caught_by_the_dispersion_test(monkeypatch):
+def test_users_sharing_random_draws_are_caught_by_the_dispersion_test(monkeypatch, pairs_share_draws):
     """Two users per uniform: every mean stays unbiased and every user's outcome has the model's
     distribution, so neither the tests of the mean nor the variance test see it; the z-scores of
     the rankings are over-dispersed, which the family's dispersion test sees (and confirms on
@@ -177,15 +177,7 @@ def test_users_sharing_random_draws_are_caught_by_the_dispersion_test(monkeypatc
     _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
     assert v.status == 0 and v.counts["dispersion"] > 250, verdict_lines(v)
 
-    def shared(self, live, counts):
-        u = np.empty(int(counts.sum()))
-        begin = 0
-        for r, k in zip(live.tolist(), counts.tolist()):
-            u[begin:begin + k] = np.repeat(self.rngs[r].random((k + 1) // 2), 2)[:k]
-            begin += k
-        return u
-
-    monkeypatch.setattr(vector._Streams, "take", shared)
+    monkeypatch.setattr(vector._Streams, "take", pairs_share_draws)
     _, v = simulate(qrels, runs, measures, users=1000, seed=2, with_verdict=True)
     assert v.status == 1 and [c.kind for c in v.failures] == ["spread"], verdict_lines(v)
     assert "over-dispersed" in "\n".join(verdict_lines(v))

@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rpdi.experiments.synthetic_diversity import synthetic_diversity
 from rpdi.metrics import InputError
 from rpdi.metrics.diversity import DiversityQrels, diversity_rankings, intents_from_dict
 from rpdi.metrics.evaluate import compute
@@ -20,25 +19,14 @@ MEASURES = ["RBP-IA(p=0.8)", "INST-IA", "ERR-IA@20", "P-IA@10", "AP-IA", "nDCG-I
             "DCG-IA@5", "BPM-IA@10", "NERR10-IA", "HIT-IA@5"]
 
 
-@pytest.fixture(scope="module")
-def collections():
-    """Synthetic diversity collections (ties, unjudged documents, documents relevant to no
-    subtopic, a subtopic only non-relevant judgments name), with uniform and uneven intents."""
-    out = []
-    for seed in (3, 8):
-        qrels, runs, intents = synthetic_diversity(topics=10, seed=seed)
-        out += [diversity_rankings(qrels, runs), diversity_rankings(qrels, runs, intents=intents)]
-    return out
-
-
 @pytest.mark.parametrize("name", MEASURES)
-def test_exact_equals_the_closed_form(collections, name):
+def test_exact_equals_the_closed_form(diversity_collections, name):
     """X-IA's closed form (metrics, sum_i P(i|q) X_i from X's closed form on each intent) against
     the exact expectation of the user who draws an intent (usermodels)."""
     m = parse_measure(name)
     model = model_for(name)
     assert isinstance(model, IntentAware) and model.aggregation == model.inner.aggregation
-    for rankings in collections:
+    for rankings in diversity_collections:
         closed = compute(rankings, [m])[0].value
         value = exact(model, rankings).value
         assert np.array_equal(np.isnan(closed), np.isnan(value))
@@ -99,13 +87,13 @@ def test_plain_qrels_are_refused():
         exact(model_for("RBP-IA"), rankings_from_grades("$-$"))
 
 
-def test_a_model_of_ones_own_has_its_intent_aware_user(collections):
+def test_a_model_of_ones_own_has_its_intent_aware_user(diversity_collections):
     """file.py:Class-IA(...): the user of one's own model, having drawn an intent, has the
     P(i|q)-weighted mean of its exact values per intent (X-IA's generic form, through metrics)."""
     name = "rpdi.usermodels.examples.two_strikes:TwoStrikes-IA(n=2)"
     model = model_for(name)
     assert isinstance(model, IntentAware) and model.measure.text == name
-    rankings = collections[1]
+    rankings = diversity_collections[1]
     inner = model_for("rpdi.usermodels.examples.two_strikes:TwoStrikes(n=2)")
     per = rankings.intents.per_intent(rankings)
     S, T, I = len(rankings.runs), len(rankings.topics), rankings.intents.I

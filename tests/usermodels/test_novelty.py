@@ -12,7 +12,6 @@ import math
 import numpy as np
 import pytest
 
-from rpdi.experiments.synthetic_diversity import synthetic_diversity
 from rpdi.metrics.diversity import DiversityQrels, diversity_rankings
 from rpdi.metrics.evaluate import compute
 from rpdi.metrics.names import parse_measure
@@ -24,19 +23,10 @@ NDEVAL = ["alpha-nDCG@10", "alpha-DCG@20", "alpha-nDCG(alpha=0.3)@5", "NRBP", "n
           "ERR-IA@20", "ERR-IA(alpha=0.3)@5", "nERR-IA@10", "nERR-IA(alpha=0.3)@20", "P-IA@10", "MAP-IA", "strec@5"]
 
 
-@pytest.fixture(scope="module")
-def collections():
-    out = []
-    for seed in (3, 8):
-        qrels, runs, intents = synthetic_diversity(topics=10, seed=seed)
-        out += [diversity_rankings(qrels, runs), diversity_rankings(qrels, runs, intents=intents)]
-    return out
-
-
 @pytest.mark.parametrize("name", NDEVAL)
-def test_exact_equals_ndevals_closed_form(collections, name):
+def test_exact_equals_ndevals_closed_form(diversity_collections, name):
     m, model = parse_measure(name), model_for(name)
-    for rankings in collections:
+    for rankings in diversity_collections:
         closed = compute(rankings, [m])[0].value
         value = exact(model, rankings).value
         assert np.array_equal(np.isnan(closed), np.isnan(value))
