@@ -352,3 +352,19 @@ def compare_tie_table(records: list[dict]) -> str:
         how.setdefault(r["measure"], set()).update(r["ties"].split("+"))
     paths = "; ".join(f"{m}: {', '.join(sorted(p - {'unchanged'} or p))}" for m, p in how.items())
     return text + f"\nties {kind}: {COMPARE_TIE_WORDS[kind]}. How: {paths}\n"
+
+
+def tie_rate_lines(records: list[dict], digits: int = 4) -> list[str]:
+    """Under rpdi simulate --ties expected: what the columns are, and for each rate measure and run
+    where they differ, the mean over orders of each order's rate (``exact``, what the closed form's
+    expectation is) beside the rate of the whole population whose orders are random
+    (``population_rate``: E[G]/E[N] over users and orders; :mod:`usermodels.tie_orders`)."""
+    lines = ["ties expected: every user reads each group of tied documents in a random order; closed_form and "
+             "exact are expectations over the orders"]
+    for r in records:
+        p, e = r.get("population_rate"), r["exact"]
+        if r["topic"] == "all" and p is not None and e is not None and abs(p - e) > 1e-9 * max(abs(p), abs(e), 1):
+            lines.append(f"{r['measure']}, run {r['run']}: the mean over orders of each order's rate (exact) is "
+                         f"{number(e, digits)}; the whole population's rate E[G]/E[N] over random orders is "
+                         f"{number(p, digits)}")
+    return lines

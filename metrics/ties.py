@@ -377,7 +377,11 @@ def _sorted(rankings: Rankings, reads: np.ndarray, best: bool) -> Rankings:
     sign = -1 if best else 1
     pooled = rankings.judged if rankings.pooled is None else rankings.pooled
     within = np.lexsort((-sign * pooled, -sign * rankings.judged, sign * rankings.grade, start), axis=-1)
-    perm = np.where(reads[..., None], within, np.arange(rankings.depth))
-    take = lambda a: None if a is None else np.take_along_axis(a, perm, axis=-1)
+    return reorder(rankings, np.where(reads[..., None], within, np.arange(rankings.depth)))
+
+
+def reorder(rankings: Rankings, perm: np.ndarray) -> Rankings:
+    """The rankings with every row's documents in the order ``perm`` (S, T, D) gives."""
+    take = lambda a: None if a is None else np.take_along_axis(a, perm, axis=-1)  # noqa: E731
     return replace(rankings, grade=take(rankings.grade), judged=take(rankings.judged), doc=take(rankings.doc),
                    words=take(rankings.words), pooled=take(rankings.pooled), tie=take(rankings.tie))
