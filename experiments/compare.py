@@ -292,7 +292,7 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
         if tie is not None:
             common = np.array([index[t] for t in topics])
             recs = [r | _tie_fields(tie, list(rankings.runs), common, r) for r in recs]
-        if rankings is not None:
+        if c.users is not None:
             index = {str(t): i for i, t in enumerate(rankings.topics)}
             common = np.array([index[t] for t in topics])
             fields, _ = _users(model_for(measure), rankings, common, c.users, config.experiment.convention,

@@ -16,6 +16,7 @@ from rpdi.simulate.settings import check_settings
 from rpdi.simulate.three_way import three_way
 from rpdi.simulate.verdict import ALPHA, verdict
 from rpdi.metrics.tie_scores import check_ties
+from rpdi.metrics.ties import reorderings
 from rpdi.usermodels import BrowsingModel, model_for
 from rpdi.usermodels.tie_orders import TieOrders, population_rate
 
@@ -54,7 +55,9 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
     gives P(i|q), as in :func:`metrics.evaluate.evaluate`. With ``ties="expected"`` every model's
     user reads each group of tied documents in a random order (:class:`usermodels.tie_orders.TieOrders`,
     orders sampled with ``seed`` where a ranking has too many): the closed form is the expectation over
-    orders, each simulated user draws an order, and every record has ``population_rate``, for a rate
+    orders, each simulated user draws an order (a model that reads no tie anywhere is simulated as
+    without ``ties``, number for number; in a collection with ties, its rankings without any draw
+    from the mixture's streams), and every record has ``population_rate``, for a rate
     aggregation the rate of the whole population whose orders are random (sum E[G] / sum E[N] over
     orders) beside ``exact``, the mean over orders of each order's rate (None otherwise)."""
     check_settings(dict(users=users, seed=seed, engine=engine, convention=convention, topics=topics,
@@ -63,10 +66,10 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
         raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
     check_ties(ties, ("trec_eval", "expected"), "ties (simulate)")
     models = [model_for(m) for m in measures]
-    if ties == "expected":
-        models = [TieOrders(m, seed) for m in models]
     diversity = any(m.measure.spec.intents for m in models)
     qrels, runs, rankings = collection_rankings(qrels, runs, topics, diversity, intents)
+    if ties == "expected":  # a model that reads no tie is simulated as without ties, on the same streams
+        models = [TieOrders(m, seed) if next(reorderings(rankings, m.measure), None) else m for m in models]
     records, expectations, cells = three_way(
         rankings, models, users=users, seed=seed, engine=engine, per_topic=per_topic, convention=convention,
         target_stderr=target_stderr, max_users=max_users, progress=progress, force=force)
@@ -90,7 +93,8 @@ def _population_rates(records: list[dict], models: list, expectations: list, ran
     where the exact value is defined (as ``exact``'s mean is)."""
     runs = {run: s for s, run in enumerate(rankings.runs)}
     topics = {str(t): i for i, t in enumerate(rankings.topics)}
-    rates = {m.measure.text: (population_rate(ex), rankings.present & np.isfinite(ex.value))
+    rates = {m.measure.text: (population_rate(ex) if isinstance(m, TieOrders) else ex.value,
+                              rankings.present & np.isfinite(ex.value))
              for m, ex in zip(models, expectations) if m.aggregation == "rate"}
     for r in records:
         r["population_rate"] = None
