@@ -121,8 +121,9 @@ def format_eval(rows: list[dict], fmt: str, digits: int = 4) -> str:
         cells.setdefault((r["run"], r["topic"]), {})[r["measure"]] = shown + tie_cell(r, digits)
     table = align([["run", "topic"] + measures] +
                   [[run, topic] + [row.get(m, "") for m in measures] for (run, topic), row in cells.items()])
-    return table + _exact_note(rows, "the exact expectation of the browsing model, + the width of the "
-                                     "interval that unjudged documents and the unknown tail leave", "\n") + tie_note(rows)
+    note = _exact_note(rows, "the exact expectation of the browsing model, + the width of the "
+                             "interval that unjudged documents and the unknown tail leave", "\n")
+    return table + note + tie_note(rows)
 
 
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
@@ -344,9 +345,9 @@ def compare_tie_table(records: list[dict]) -> str:
     kind = "range" if "diff_low" in records[0] else "expected"
     text = ""
     if kind == "range":
-        text = "\n" + align([["measure", "run_a", "run_b", "diff", "diff_low", "diff_high"]] +
-                            [[r["measure"], r["run_a"], r["run_b"]] + [number(r[k]) for k in ("diff", "diff_low", "diff_high")]
-                             for r in records])
+        keys = ("diff", "diff_low", "diff_high")
+        text = "\n" + align([["measure", "run_a", "run_b", *keys]] +
+                            [[r["measure"], r["run_a"], r["run_b"]] + [number(r[k]) for k in keys] for r in records])
     how: dict[str, set] = {}
     for r in records:
         how.setdefault(r["measure"], set()).update(r["ties"].split("+"))

@@ -9,7 +9,8 @@ from rpdi.experiments.commands.inputs import collection, measure_names, resolved
 from rpdi.experiments.commands.outputs import check_writable
 from rpdi.experiments.compare import (FIELDS, INTENT_FIELDS, POWER_FIELDS, TIE_FIELDS, USER_FIELDS, compare,
                                       discriminative_power)
-from rpdi.experiments.formats import compare_table, compare_tie_table, format_records, intent_table, power_table, to_json
+from rpdi.experiments.formats import (compare_table, compare_tie_table, format_records, intent_table, power_table,
+                                      to_json)
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import expand
 from rpdi.simulate.settings import check_settings

@@ -151,7 +151,8 @@ def test_config_ties(tmp_path, write):
     write(tmp_path / "q.txt", "q 0 a 1\n")
     write(tmp_path / "r.txt", "q Q0 a 1 1.0 r\n")
     assert load_config(write(tmp_path / "a.toml", base + 'ties = "range"\n'))[0].compare.ties == "range"
-    for bad, message in (('ties = "docno"\n', "compare.ties"), ('ties = "expected"\nusers = 0\n', "not given with users")):
+    for bad, message in (('ties = "docno"\n', "compare.ties"),
+                         ('ties = "expected"\nusers = 0\n', "not given with users")):
         with pytest.raises(InputError, match=message):
             load_config(write(tmp_path / "b.toml", base + bad))
 
