@@ -290,7 +290,9 @@ def fit_json(records: list[dict], pairs: list[dict], settings: dict) -> str:
 # what --ties adds to rpdi eval's records (metrics.tie_scores), after EVAL_FIELDS
 TIE_FIELDS = {"expected": ("ties", "stderr"), "range": ("low", "high", "ties")}
 TIE_WORDS = {"expected": "each value is its expectation over uniformly random orders of the tied documents "
-                         "(equal scores), ± the standard error where orders were sampled",
+                         "(equal scores), ± the standard error where orders were sampled; for a rate "
+                         "(E[G]/E[N]) the mean over orders of each order's rate (rpdi simulate --ties expected "
+                         "also gives the rate of the whole population of users whose orders are random)",
              "range": "each value in trec_eval's order (equal scores by docno, descending), [lowest, highest] "
                       "over every order of the tied documents"}
 
