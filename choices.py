@@ -10,6 +10,7 @@ COMPAT = ("trec_eval", "pytrec_eval")  # trec_eval 10.0's numbers, or pytrec_eva
 UNDEFINED = ("zero", "null")  # a value undefined for a topic (R = 0) reported as 0 or as null
 AVERAGES = ("macro", "micro")  # mean of per-topic values, or the pooled ratio
 CONVENTIONS = ("unknown", "nonrelevant", "stop")  # what a user meets beyond the ranking
+TIES = ("trec_eval", "expected", "range")  # tied scores: docno order, expectation or range over orders
 ENGINES = ("vector", "agent")  # the simulation engines: vectorised lockstep numpy, simpy agents
 TESTS = ("t", "wilcoxon", "randomization", "bootstrap")  # paired significance tests
 CORRECTIONS = ("holm", "bonferroni", "tukey", "none")  # multiple comparisons over a measure's pairs

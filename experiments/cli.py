@@ -16,7 +16,7 @@ import warnings
 from importlib import import_module
 
 from rpdi.choices import (AVERAGES, COMPAT, CONVENTIONS, CORRECTIONS, ENGINES, FORMATS, INTERVALS,
-                          TABLE_II_RANKING, TESTS, TOPICS, UNDEFINED)
+                          TABLE_II_RANKING, TESTS, TIES, TOPICS, UNDEFINED)
 
 
 PLUGIN_HELP = ("a model of one's own, path/to/model.py:Class(param=value,...)@k or package.module:Class(...)@k "
@@ -84,6 +84,9 @@ def _eval_parser(sub, common) -> None:
     p.add_argument("-N", dest="num_docs", type=float, default=0.0, metavar="N",
                    help="trec_eval -N: documents in the collection (for utility's d parameter)")
     _intents_option(p)
+    _ties_option(p, TIES, "expected: each measure's expectation over uniformly random orders of the tied "
+                          "documents, with how it was found; range: trec_eval's value and the lowest and "
+                          "highest over those orders (not with --format trec)")
 
 
 def _intents_option(p) -> None:
@@ -93,6 +96,13 @@ def _intents_option(p) -> None:
                         "measures (alpha-nDCG@20, ERR-IA@20, ..., any X-IA), whose qrels are read as "
                         "'topic subtopic docno judgment' (default: a topic's subtopics with a relevant "
                         "document equally likely, as ndeval)")
+
+
+def _ties_option(p, choices, what: str) -> None:
+    """``--ties``: documents with equal scores read in trec_eval's order, or in random order."""
+    p.add_argument("--ties", choices=choices, default="trec_eval",
+                   help="documents with equal scores: trec_eval's order (docno descending; default) or "
+                        "in random order; " + what)
 
 
 def _simulate_parser(sub, common) -> None:
@@ -115,6 +125,8 @@ def _simulate_parser(sub, common) -> None:
                    help="family-wise error rate of the verdict (exit 0 agree, 1 disagree, 2 bad input)")
     p.add_argument("--format", choices=FORMATS, default="table")
     _intents_option(p)
+    _ties_option(p, TIES[:2], "expected: every simulated user draws an order of each tie group, compared "
+                              "with the exact expectation over orders (and the closed forms' expectation)")
 
 
 def _compare_parser(sub, common) -> None:
@@ -148,6 +160,8 @@ def _compare_parser(sub, common) -> None:
                    help="write forest.png (and asl.png; intents.png with --users and an intent-aware measure) into DIR")
     p.add_argument("--format", choices=FORMATS, default="table")
     _intents_option(p)
+    _ties_option(p, TIES, "expected: the runs compared on each topic's expectation over the orders; range: "
+                          "also the lowest and highest mean difference over the orders of both runs")
 
 
 def _run_parser(sub) -> None:

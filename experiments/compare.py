@@ -17,6 +17,7 @@ from rpdi.metrics.evaluate import compute, expand
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.significance import FIELDS as PAIR_FIELDS
+from rpdi.metrics.tie_scores import check_ties, tie_scores
 from rpdi.metrics.significance import bootstrap_interval, compare_scores, discriminative_power, pairs_of, t_interval
 from rpdi.metrics.seeds import stream
 from rpdi.metrics.errors import InputError
@@ -47,7 +48,8 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
             test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
             resamples: int = 10_000, seed: int = 0, interval: str | None = None, level: float = 0.95,
             topics: str = "qrels", users: int | None = None, convention: str = "unknown",
-            force: bool = False, dataframe: bool = False, intents=None, by_intent: bool = False):
+            force: bool = False, dataframe: bool = False, intents=None, by_intent: bool = False,
+            ties: str = "trec_eval"):
     """Compare runs pairwise on each measure; records with the fields of
     :data:`FIELDS` (a pandas DataFrame with ``dataframe``): ``method`` says whether the values compared
     are closed forms or, for a model with none, exact expectations.
@@ -64,6 +66,12 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     intent-aware measures read the qrels as diversity qrels, with ``intents`` (P(i|q)) as in
     :func:`metrics.evaluate.evaluate`; with ``by_intent`` the result is (records, per-intent
     records: :func:`intent_preferences`, for the intent-aware measures' users).
+    ``ties="expected"`` compares each topic's expectation over uniformly random orders of the
+    tied documents (:mod:`metrics.tie_scores`), ``"range"`` compares trec_eval's order's values
+    and adds ``diff_low`` and ``diff_high``, the lowest and highest mean difference over the
+    orders of both runs' ties (each topic's low_b - high_a and high_b - low_a: the two runs'
+    orders are independent); the records say how in ``ties`` (:data:`TIE_FIELDS`). Not with
+    ``users`` yet.
 
     >>> from rpdi.experiments.compare import compare
     >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
@@ -74,6 +82,9 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     (0.5, 0.25, 1.0)
     """
     check_options(test, correction, alpha, resamples, interval, level)
+    check_ties(ties)
+    if ties != "trec_eval" and users is not None:
+        raise InputError(f"users: not given with ties {ties} yet (the users' preference reads trec_eval's order)")
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in map(resolve, measures)]
     if not parsed:
         raise InputError("no measure given")
@@ -97,9 +108,12 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
         _check_user_work([model for model in map(_model, parsed) if model is not None], rankings, users,
                          convention, force)
     records, per_intent = [], []
-    for m, score in zip(parsed, compute(rankings, parsed)):
-        X = np.nan_to_num(score.value[:, common])
-        recs = [r | {"method": m.spec.method} for r in compare_scores(X, names, m.text, **options)]
+    today = compute(rankings, parsed)
+    tied = [None] * len(parsed) if ties == "trec_eval" else tie_scores(rankings, parsed, ties, "trec_eval", None, today)
+    for m, score, tie in zip(parsed, today, tied):
+        X = np.nan_to_num((score if tie is None else tie.score).value[:, common])
+        recs = [r | {"method": m.spec.method} | _tie_fields(tie, names, common, r)
+                for r in compare_scores(X, names, m.text, **options)]
         if users is not None:
             fields, by_variant = _users(_model(m), rankings, common, users, convention, options)
             for r, extra in zip(recs, fields):
@@ -113,6 +127,24 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
 
         records, per_intent = pd.DataFrame(records), pd.DataFrame(per_intent)
     return (records, per_intent) if by_intent else records
+
+
+# what ties="expected" and "range" add to a pair's record (see compare)
+TIE_FIELDS = {"expected": ("ties",), "range": ("diff_low", "diff_high", "ties")}
+
+
+def _tie_fields(tie, names: list[str], common: np.ndarray, record: dict) -> dict:
+    """A pair's fields under ``ties``: how the values were found over both runs' common topics
+    and, for a range, the lowest and highest mean difference (B - A) over the tie orders."""
+    if tie is None:
+        return {}
+    a, b = names.index(record["run_a"]), names.index(record["run_b"])
+    paths = set(tie.path[[a, b]][:, common].ravel().tolist())
+    fields = {"ties": "+".join(sorted(paths - {"unchanged"})) or "unchanged"}
+    if tie.how == "range":
+        low, high = np.nan_to_num(tie.low[:, common]), np.nan_to_num(tie.high[:, common])
+        fields = {"diff_low": float((low[b] - high[a]).mean()), "diff_high": float((high[b] - low[a]).mean())} | fields
+    return fields
 
 
 def _model(m: Measure):
@@ -199,6 +231,15 @@ def _users(model, rankings, common, users: int, convention: str, options) -> tup
 POWER_FIELDS = ("measure", "pairs", "significant", "alpha", "discriminative_power")
 
 
+def _config_ties(ties: str, rankings, measures) -> dict:
+    """{measure: :class:`metrics.tie_scores.TieScore`} of a config's ``[compare] ties`` (none for
+    trec_eval's order), each measure by its user's declaration."""
+    if ties == "trec_eval":
+        return {}
+    parsed = [model_for(m).measure for m in measures]
+    return dict(zip(measures, tie_scores(rankings, parsed, ties, "trec_eval", None, compute(rankings, parsed))))
+
+
 def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tuple[str, list[str]]:
     """An experiment's ``[compare]``: the pairs on every measure, from the per-topic closed-form
     values of the three-way records (the exact expectation where a model has no closed form),
@@ -210,7 +251,7 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
     import os
 
     from rpdi.experiments import compare_plots
-    from rpdi.experiments.formats import compare_table, power_table, to_csv, to_json
+    from rpdi.experiments.formats import compare_table, compare_tie_table, power_table, to_csv, to_json
     from rpdi.experiments.store import write_atomic
 
     c = config.compare
@@ -223,12 +264,14 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
             method.setdefault(r["measure"], "closed_form" if r["closed_form"] is not None else "exact")
     pairs, power = [], []
     rankings = None
-    if c.users is not None:
+    if c.users is not None or c.ties != "trec_eval":
         from rpdi.experiments.tasks import data_source, source_rankings
 
         rankings = source_rankings(data_source(config), data[1], config.experiment.topics)
+    if c.users is not None:
         _check_user_work([model_for(m) for m in per], rankings, c.users, config.experiment.convention,
                          config.experiment.force)
+    tied = _config_ties(c.ties, rankings, per)
     for measure, by_run in per.items():
         runs = list(by_run) if rankings is None else [r for r in rankings.runs if r in by_run]
         if c.baseline is not None and c.baseline not in runs:
@@ -238,11 +281,19 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
             continue
         X = np.nan_to_num(np.array([[np.nan if by_run[r][t] is None else by_run[r][t] for t in topics]
                                     for r in runs], dtype=float))
+        tie = tied.get(measure)
+        if tie is not None:  # the same runs and topics, valued over the tie orders
+            index = {str(t): i for i, t in enumerate(rankings.topics)}
+            rows = [list(rankings.runs).index(r) for r in runs]
+            X = np.nan_to_num(tie.score.value[rows][:, [index[t] for t in topics]])
         options = dict(test=c.test, correction=c.correction, alpha=c.alpha, resamples=c.resamples,
                        seed=config.experiment.seed, interval=c.interval)
         recs = [r | {"method": method[measure]}
                 for r in compare_scores(X, runs, measure, baseline=c.baseline, **options)]
-        if rankings is not None:
+        if tie is not None:
+            common = np.array([index[t] for t in topics])
+            recs = [r | _tie_fields(tie, list(rankings.runs), common, r) for r in recs]
+        if c.users is not None:
             index = {str(t): i for i, t in enumerate(rankings.topics)}
             common = np.array([index[t] for t in topics])
             fields, _ = _users(model_for(measure), rankings, common, c.users, config.experiment.convention,
@@ -255,11 +306,12 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
             power += discriminative_power([r for r in every if r["measure"] == measure], c.alpha)
     if not pairs:
         return "Comparing systems needs two or more runs with two or more common topics.\n", []
-    fields = FIELDS + (USER_FIELDS if rankings is not None else ())
+    fields = FIELDS + (USER_FIELDS if c.users is not None else ()) + TIE_FIELDS.get(c.ties, ())
     write_atomic(os.path.join(out_dir, "compare.csv"), to_csv(pairs, fields))
     write_atomic(os.path.join(out_dir, "compare.json"), to_json(pairs))
     text = (f"{c.test} test, {c.correction} correction, alpha {c.alpha:g}, seed {config.experiment.seed} "
-            f"(compare.csv, compare.json)\n\n```\n{compare_table(pairs, c.alpha, c.baseline)}```\n")
+            f"(compare.csv, compare.json)\n\n```\n{compare_table(pairs, c.alpha, c.baseline)}"
+            f"{compare_tie_table(pairs)}```\n")
     written = []
     what = f"{c.test} test, {c.correction} correction"
     if config.output.plots:

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-from rpdi.choices import CORRECTIONS, INTERVALS, TESTS
+from rpdi.choices import CORRECTIONS, INTERVALS, TESTS, TIES
 from rpdi.metrics.errors import InputError
 from rpdi.simulate.settings import Settings, validation_message
 from rpdi.usermodels.plugin import anchored
@@ -109,6 +109,17 @@ class Compare(_Strict):
     discriminative_power: bool = Field(True, description="ASLs over all run pairs, and their curves")
     users: int | None = Field(None, ge=0, description="add P(a user of B fares better than one of A); "
                                                       "simulated users where not exact (0: exact only)")
+    ties: Literal[TIES] = Field("trec_eval", description="equal scores in trec_eval's order (docno descending), "
+                                                         "or the values compared are expectations over random "
+                                                         "orders (expected), or also give each difference's "
+                                                         "range over them (range)")
+
+    @model_validator(mode="after")
+    def _ties_without_users(self):
+        if self.ties != "trec_eval" and self.users is not None:
+            raise ValueError(f"ties {self.ties}: not given with users yet (the users' preference reads "
+                             f"trec_eval's order)")
+        return self
 
 
 class AgentCheck(_Strict):

@@ -111,18 +111,19 @@ def cap_lines(records: list[dict], target_stderr: float, max_users: int) -> list
 def format_eval(rows: list[dict], fmt: str, digits: int = 4) -> str:
     """As :func:`format_records`; the table has a column per measure, a value's residual after it."""
     if fmt in ("json", "csv"):
-        return format_records(rows, fmt, EVAL_FIELDS)
+        return format_records(rows, fmt, EVAL_FIELDS + tie_fields(rows))
     measures = list(dict.fromkeys(r["measure"] for r in rows))
     cells: dict[tuple[str, str], dict] = {}
     for r in rows:
         shown = number(r["value"], digits)
         if r["residual"] is not None:
             shown += f" +{number(r['residual'], digits)}"
-        cells.setdefault((r["run"], r["topic"]), {})[r["measure"]] = shown
+        cells.setdefault((r["run"], r["topic"]), {})[r["measure"]] = shown + tie_cell(r, digits)
     table = align([["run", "topic"] + measures] +
                   [[run, topic] + [row.get(m, "") for m in measures] for (run, topic), row in cells.items()])
-    return table + _exact_note(rows, "the exact expectation of the browsing model, + the width of the "
-                                     "interval that unjudged documents and the unknown tail leave", "\n")
+    note = _exact_note(rows, "the exact expectation of the browsing model, + the width of the "
+                             "interval that unjudged documents and the unknown tail leave", "\n")
+    return table + note + tie_note(rows)
 
 
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
@@ -284,3 +285,89 @@ def fit_json(records: list[dict], pairs: list[dict], settings: dict) -> str:
     ``rpdi eval --measures-from`` reads the ``fitted`` measures back."""
     models = [{**{k: v for k, v in r.items() if k != "curves"}, "calibration": r["curves"]} for r in records]
     return to_json({"settings": settings, "models": models, "pairs": pairs}) + "\n"
+
+
+# what --ties adds to rpdi eval's records (metrics.tie_scores), after EVAL_FIELDS
+TIE_FIELDS = {"expected": ("ties", "stderr"), "range": ("low", "high", "ties")}
+TIE_WORDS = {"expected": "each value is its expectation over uniformly random orders of the tied documents "
+                         "(equal scores), ± the standard error where orders were sampled; for a rate "
+                         "(E[G]/E[N]) the mean over orders of each order's rate (rpdi simulate --ties expected "
+                         "also gives the rate of the whole population of users whose orders are random)",
+             "range": "each value in trec_eval's order (equal scores by docno, descending), [lowest, highest] "
+                      "over every order of the tied documents"}
+
+
+def _tie_kind(rows: list[dict]) -> str | None:
+    """"expected" or "range" if the records carry --ties' fields, else None."""
+    first = rows[0] if rows else {}
+    return None if "ties" not in first else "expected" if "stderr" in first else "range"
+
+
+def tie_fields(rows: list[dict]) -> tuple[str, ...]:
+    """The fields --ties adds to the records (none without it)."""
+    kind = _tie_kind(rows)
+    return () if kind is None else TIE_FIELDS[kind]
+
+
+def tie_cell(r: dict, digits: int) -> str:
+    """What a table cell shows after a value under --ties: `` ±se`` for sampled orders, `` [low,
+    high]`` for a range; nothing otherwise."""
+    if "low" in r:
+        return f" [{number(r['low'], digits)}, {number(r['high'], digits)}]"
+    if r.get("stderr"):
+        return f" ±{number(r['stderr'], 2, 'significant')}"
+    return ""
+
+
+def tie_note(rows: list[dict]) -> str:
+    """Under a table of values over tie orders: what they are, and per measure how they were found
+    (:mod:`metrics.tie_scores`)."""
+    kind = _tie_kind(rows)
+    if kind is None:
+        return ""
+    how: dict[str, set] = {}
+    for r in rows:
+        how.setdefault(r["measure"], set()).update(r["ties"].split("+"))
+    paths = "; ".join(f"{m}: {', '.join(sorted(p - {'unchanged'} or p))}" for m, p in how.items())
+    return f"\nties {kind}: {TIE_WORDS[kind]}. How: {paths}\n"
+
+
+COMPARE_TIE_WORDS = {"expected": "the values compared are each topic's expectation over uniformly random orders "
+                                 "of the tied documents (equal scores)",
+                     "range": "the values compared are trec_eval's order's (docno descending); diff_low and "
+                              "diff_high are the lowest and highest mean difference (b - a) over every order "
+                              "of both runs' tied documents"}
+
+
+def compare_tie_table(records: list[dict]) -> str:
+    """Under rpdi compare's table with --ties: for a range, each pair's difference and its lowest
+    and highest over the tie orders; what the values are, and per measure how they were found."""
+    if not records or "ties" not in records[0]:
+        return ""
+    kind = "range" if "diff_low" in records[0] else "expected"
+    text = ""
+    if kind == "range":
+        keys = ("diff", "diff_low", "diff_high")
+        text = "\n" + align([["measure", "run_a", "run_b", *keys]] +
+                            [[r["measure"], r["run_a"], r["run_b"]] + [number(r[k]) for k in keys] for r in records])
+    how: dict[str, set] = {}
+    for r in records:
+        how.setdefault(r["measure"], set()).update(r["ties"].split("+"))
+    paths = "; ".join(f"{m}: {', '.join(sorted(p - {'unchanged'} or p))}" for m, p in how.items())
+    return text + f"\nties {kind}: {COMPARE_TIE_WORDS[kind]}. How: {paths}\n"
+
+
+def tie_rate_lines(records: list[dict], digits: int = 4) -> list[str]:
+    """Under rpdi simulate --ties expected: what the columns are, and for each rate measure and run
+    where they differ, the mean over orders of each order's rate (``exact``, what the closed form's
+    expectation is) beside the rate of the whole population whose orders are random
+    (``population_rate``: E[G]/E[N] over users and orders; :mod:`usermodels.tie_orders`)."""
+    lines = ["ties expected: every user reads each group of tied documents in a random order; closed_form and "
+             "exact are expectations over the orders"]
+    for r in records:
+        p, e = r.get("population_rate"), r["exact"]
+        if r["topic"] == "all" and p is not None and e is not None and abs(p - e) > 1e-9 * max(abs(p), abs(e), 1):
+            lines.append(f"{r['measure']}, run {r['run']}: the mean over orders of each order's rate (exact) is "
+                         f"{number(e, digits)}; the whole population's rate E[G]/E[N] over random orders is "
+                         f"{number(p, digits)}")
+    return lines

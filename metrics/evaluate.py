@@ -17,6 +17,7 @@ from rpdi.metrics.rankings import Rankings, build_rankings, truncate
 from rpdi.metrics.rankings import judged_only as judged_only_rankings
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.trec import Qrels, Run, qrels_from_dict, read_qrels, read_run, read_runs, run_from_dict
+from rpdi.metrics.tie_scores import check_average, check_ties, tie_fields, tie_scores
 from rpdi.metrics.trec_names import TrecFamily, TrecLine, trec_eval_selection, trec_lines
 from rpdi.metrics.view import Score, View
 
@@ -154,7 +155,7 @@ def prepare(qrels, runs, topics: str = "qrels", compat: str = "trec_eval", max_d
 def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool = False,
              topics: str = "qrels", undefined: str = "zero", average: str = "macro",
              compat: str = "trec_eval", max_docs: int | None = None, judged_only: bool = False,
-             relevance_level: float = 1, intents=None) -> list[dict]:
+             relevance_level: float = 1, intents=None, ties: str = "trec_eval") -> list[dict]:
     """Evaluate runs with measures; a list of flat records.
 
     Each record is ``{"run", "topic", "measure", "value", "residual", "method"}``: one per (run, measure)
@@ -177,6 +178,11 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
     P(i|q), uniform over a topic's subtopics with a relevant document by default. The other
     measures then see a document's largest grade over the subtopics.
 
+    ``ties``: ``trec_eval`` (default; equal scores ordered by docno, descending), ``expected``
+    (each value the expectation over uniformly random orders of the tie groups) or ``range``
+    (trec_eval's value, with ``low`` and ``high`` over those orders); records then say how in
+    ``ties`` (:mod:`metrics.tie_scores`).
+
     >>> evaluate({"q1": {"a": 1, "b": 0}}, {"sys": {"q1": {"a": 2.0, "b": 1.0}}}, ["P@2", "recip_rank"])
     [{'run': 'sys', 'topic': 'all', 'measure': 'P@2', 'value': 0.5, 'residual': None, 'method': 'closed_form'}, \
 {'run': 'sys', 'topic': 'all', 'measure': 'recip_rank', 'value': 1.0, 'residual': None, 'method': 'closed_form'}]
@@ -185,6 +191,8 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
         raise InputError(f"undefined: expected one of {', '.join(UNDEFINED)}, not {undefined!r}")
     if average not in AVERAGES:
         raise InputError(f"average: expected one of {', '.join(AVERAGES)}, not {average!r}")
+    check_ties(ties)
+    check_average(ties, average)
     parsed = expand(measures, relevance_level)
     if not parsed:
         raise InputError("no measure given")
@@ -195,21 +203,27 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
     diversity = any(m.spec.intents for m in parsed)
     rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only, diversity, intents)
     scores = compute(rankings, parsed, compat, integer_rankings)
+    tied = [None] * len(parsed)
+    if ties != "trec_eval":
+        tied = tie_scores(rankings, parsed, ties, compat, integer_rankings, scores)
+        scores = [tie.score for tie in tied]
     macro = [_aggregate(score.value, rankings.present, m.spec.average, undefined) if average == "macro" else None
              for m, score in zip(parsed, scores)]
     records = []
     for s, run in enumerate(rankings.runs):
         present = rankings.present[s]
-        for m, score, means in zip(parsed, scores, macro):
+        for m, score, means, tie in zip(parsed, scores, macro, tied):
             value = score.value[s]
             residual = None if score.residual is None else score.residual[s]
             if per_topic:
                 for t in np.flatnonzero(present):
                     records.append(_record(run, rankings.topics[t], m, value[t],
-                                           None if residual is None else residual[t], undefined))
+                                           None if residual is None else residual[t], undefined)
+                                   | tie_fields(tie, s, t, present, m.spec.average, undefined))
             mean = means[s] if means is not None else _ratio(score.num[s][present].sum(), score.den[s][present].sum())
             mean_res = None if residual is None else float(residual[present].mean()) if present.any() else None
-            records.append(_record(run, "all", m, mean, mean_res, undefined))
+            records.append(_record(run, "all", m, mean, mean_res, undefined)
+                           | tie_fields(tie, s, None, present, m.spec.average, undefined))
     return records
 
 
@@ -239,7 +253,7 @@ def _aggregate(values: np.ndarray, present: np.ndarray, how: str, undefined: str
 
 def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool = False, topics: str = "intersection",
                 compat: str = "trec_eval", max_docs: int | None = None, judged_only: bool = False,
-                relevance_level: float = 1, docs: float = 0.0, intents=None) -> str:
+                relevance_level: float = 1, docs: float = 0.0, intents=None, ties: str = "trec_eval") -> str:
     """What ``trec_eval [-q] [-c] [-M n] [-J] [-l n] [-N n] -m NAME ... QRELS RUN`` prints, line for
     line: per topic (with ``per_topic``, topics in byte order, each the measures in trec_eval's
     order), then ``all``; ``%-22s\t%s\t%s`` lines, values to 4 decimals (the diversity and
@@ -251,7 +265,13 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
     and each diffed against trec_eval's output for its run: without ``per_topic`` a block is
     what ``trec_eval -m runid -m ...`` prints for the run, line for line; with it, the runid line
     heads the block instead of following the topics' lines. A ``runid`` asked for is not
-    repeated. One run's output is trec_eval's, unchanged."""
+    repeated. One run's output is trec_eval's, unchanged. ``ties="expected"`` prints each value's
+    expectation over the orders of tied documents (:mod:`metrics.tie_scores`) in the same lines;
+    a range (two values a line) is not given in trec_eval's lines."""
+    if ties == "range":
+        raise InputError("ties range: gives two values a measure, not trec_eval's one a line (--format trec); "
+                         "use a table, csv or json")
+    check_ties(ties)
     texts = [name for name in names if isinstance(name, str)]
     chosen, rest = trec_eval_selection(texts)  # what trec_eval prints for its -m arguments, in its order
     lines = [line for name in chosen for line in trec_lines(name, relevance_level, docs)]
@@ -271,6 +291,9 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
               if topics == "qrels" and line.name == "num_rel"}
     computed = compute(rankings, [line.measure for line in measured] + list(totals.values()), compat,
                        integer_rankings)
+    if ties == "expected":
+        computed[:len(measured)] = [tie.score for tie in tie_scores(
+            rankings, [line.measure for line in measured], ties, compat, integer_rankings, computed)]
     scores = dict(zip(map(id, measured), computed))
     summed = {**scores, **dict(zip(totals, computed[len(measured):]))}
     summaries = {id(line): _aggregate(summed[id(line)].value, rankings.present, line.measure.spec.average)

@@ -284,18 +284,43 @@ def _shift_mean(groups: list[np.ndarray], values: dict) -> dict:
     return {f: x[0] + (weight * (x[1:] - x[0])).sum() for f, x in values.items()}
 
 
+def reorderings(rankings: Rankings, measure: Measure, seed: int = 0):
+    """For each ranking (s, t) whose ties ``measure`` reads: ((s, t), (n, D) permutations of its
+    ranks, "enumeration" or "sampling"): every distinct order of its tie groups, or the
+    :data:`SAMPLES` orders drawn from ``seeds.stream(seed, run, topic, "ties")``, the orders
+    :func:`expected` and :func:`span` average over (a mixture of tie orders reads the same ones).
+
+    >>> from rpdi.metrics.trec import qrels_from_dict, run_from_dict
+    >>> from rpdi.metrics.rankings import build_rankings
+    >>> from rpdi.metrics.names import parse_measure
+    >>> r = build_rankings(qrels_from_dict({"q": {"a": 1}}), [run_from_dict("s", {"q": {"a": 1.0, "b": 1.0}})])
+    >>> [(key, perm.tolist(), how) for key, perm, how in reorderings(r, parse_measure("RR"))]
+    [((0, 0), [[0, 1], [1, 0]], 'enumeration')]
+    """
+    rankings, _, reads = _setup(rankings, measure, "trec_eval", None)
+    start, end = tie_groups(rankings)
+    labels, depth = _labels(rankings), _read_depth(rankings, measure)
+    for s, t in zip(*np.nonzero(reads)):
+        groups = _groups(start[s, t], end[s, t], depth)
+        yield (int(s), int(t)), *_permutations(rankings, labels, groups, int(s), int(t), seed)
+
+
+def _permutations(rankings: Rankings, labels: np.ndarray, groups: list[np.ndarray], s: int, t: int, seed: int):
+    """(permutations, how) of one ranking's tie groups: every distinct order, or a seeded sample."""
+    if _n_orders(labels[s, t], groups) <= ENUMERATION_LIMIT:
+        return _enumerate(labels[s, t], groups, rankings.depth), "enumeration"
+    rng = np.random.default_rng(stream(seed, rankings.runs[s], str(rankings.topics[t]), "ties"))
+    return _sample(groups, rankings.depth, rng), "sampling"
+
+
 def _orders(rankings: Rankings, measure: Measure, compat: str, reads: np.ndarray, seed: int):
     """(s, t), the measure's fields over the ranking's orders, "enumeration" or "sampling"."""
     labels = _labels(rankings)
     chosen = {}
 
     def orders(groups, s, t):
-        if _n_orders(labels[s, t], groups) <= ENUMERATION_LIMIT:
-            chosen[s, t] = "enumeration"
-            return _enumerate(labels[s, t], groups, rankings.depth)
-        chosen[s, t] = "sampling"
-        rng = np.random.default_rng(stream(seed, rankings.runs[s], str(rankings.topics[t]), "ties"))
-        return _sample(groups, rankings.depth, rng)
+        perm, chosen[s, t] = _permutations(rankings, labels, groups, s, t, seed)
+        return perm
 
     for key, _, values in _batches(rankings, measure, compat, reads, orders):
         yield key, values, chosen[key]
@@ -352,7 +377,11 @@ def _sorted(rankings: Rankings, reads: np.ndarray, best: bool) -> Rankings:
     sign = -1 if best else 1
     pooled = rankings.judged if rankings.pooled is None else rankings.pooled
     within = np.lexsort((-sign * pooled, -sign * rankings.judged, sign * rankings.grade, start), axis=-1)
-    perm = np.where(reads[..., None], within, np.arange(rankings.depth))
-    take = lambda a: None if a is None else np.take_along_axis(a, perm, axis=-1)
+    return reorder(rankings, np.where(reads[..., None], within, np.arange(rankings.depth)))
+
+
+def reorder(rankings: Rankings, perm: np.ndarray) -> Rankings:
+    """The rankings with every row's documents in the order ``perm`` (S, T, D) gives."""
+    take = lambda a: None if a is None else np.take_along_axis(a, perm, axis=-1)  # noqa: E731
     return replace(rankings, grade=take(rankings.grade), judged=take(rankings.judged), doc=take(rankings.doc),
                    words=take(rankings.words), pooled=take(rankings.pooled), tie=take(rankings.tie))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+import numpy as np
+
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.diversity import diversity_rankings
 from rpdi.metrics.evaluate import load_diversity_qrels, load_intents, load_qrels, load_runs
@@ -13,7 +15,10 @@ from rpdi.simulate.exact_checks import reading_cells
 from rpdi.simulate.settings import check_settings
 from rpdi.simulate.three_way import three_way
 from rpdi.simulate.verdict import ALPHA, verdict
+from rpdi.metrics.tie_scores import check_ties
+from rpdi.metrics.ties import reorderings
 from rpdi.usermodels import BrowsingModel, model_for
+from rpdi.usermodels.tie_orders import TieOrders, population_rate
 
 
 def collection_rankings(qrels, runs, topics: str, diversity: bool, intents=None):
@@ -33,7 +38,7 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
              users: int = 10_000, seed: int = 0, engine: str = "vector", per_topic: bool = False,
              convention: str = "unknown", topics: str = "qrels", target_stderr: float | None = None,
              max_users: int = 10_000_000, progress: bool = False, alpha: float = ALPHA,
-             with_verdict: bool = False, force: bool = False, intents=None):
+             with_verdict: bool = False, force: bool = False, intents=None, ties: str = "trec_eval"):
     """Closed form, exact expectation and simulation side by side for each measure (a name, a
     model of one's own by file or module, or a BrowsingModel class or instance); a list of flat records
     ``{"run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr",
@@ -47,18 +52,30 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
     validated as on the command line (:mod:`simulate.settings`); a simulation estimated beyond
     :data:`simulate.work.TIME_LIMIT` seconds of work is refused unless ``force``. With a diversity
     or intent-aware measure (alpha-nDCG, X-IA) the qrels are diversity qrels and ``intents``
-    gives P(i|q), as in :func:`metrics.evaluate.evaluate`."""
+    gives P(i|q), as in :func:`metrics.evaluate.evaluate`. With ``ties="expected"`` every model's
+    user reads each group of tied documents in a random order (:class:`usermodels.tie_orders.TieOrders`,
+    orders sampled with ``seed`` where a ranking has too many): the closed form is the expectation over
+    orders, each simulated user draws an order (a model that reads no tie anywhere is simulated as
+    without ``ties``, number for number; in a collection with ties, its rankings without any draw
+    from the mixture's streams), and every record has ``population_rate``, for a rate
+    aggregation the rate of the whole population whose orders are random (sum E[G] / sum E[N] over
+    orders) beside ``exact``, the mean over orders of each order's rate (None otherwise)."""
     check_settings(dict(users=users, seed=seed, engine=engine, convention=convention, topics=topics,
                         target_stderr=target_stderr, max_users=max_users, force=force))
     if not 0 < alpha < 1:
         raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
+    check_ties(ties, ("trec_eval", "expected"), "ties (simulate)")
     models = [model_for(m) for m in measures]
     diversity = any(m.measure.spec.intents for m in models)
     qrels, runs, rankings = collection_rankings(qrels, runs, topics, diversity, intents)
+    if ties == "expected":  # a model that reads no tie is simulated as without ties, on the same streams
+        models = [TieOrders(m, seed) if next(reorderings(rankings, m.measure), None) else m for m in models]
     records, expectations, cells = three_way(
         rankings, models, users=users, seed=seed, engine=engine, per_topic=per_topic, convention=convention,
         target_stderr=target_stderr, max_users=max_users, progress=progress, force=force)
     cells += reading_cells(getattr(qrels, "topic_qrels", lambda: qrels)(), runs, rankings)
+    if ties == "expected":
+        _population_rates(records, models, expectations, rankings)
     if not with_verdict:
         return records
     by_measure = {m.measure.text: (m, ex) for m, ex in zip(models, expectations)}
@@ -68,3 +85,24 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
         return confirmation(rankings, model, ex, cell, seed=seed, convention=convention)
 
     return records, verdict(cells, alpha, confirm)
+
+
+def _population_rates(records: list[dict], models: list, expectations: list, rankings) -> None:
+    """Add ``population_rate`` to the records of :class:`TieOrders` users (see :func:`simulate`): per
+    topic the population's E[G]/E[N] over the orders, for a run's "all" its mean over the topics
+    where the exact value is defined (as ``exact``'s mean is)."""
+    runs = {run: s for s, run in enumerate(rankings.runs)}
+    topics = {str(t): i for i, t in enumerate(rankings.topics)}
+    rates = {m.measure.text: (population_rate(ex) if isinstance(m, TieOrders) else ex.value,
+                              rankings.present & np.isfinite(ex.value))
+             for m, ex in zip(models, expectations) if m.aggregation == "rate"}
+    for r in records:
+        r["population_rate"] = None
+        if r["measure"] not in rates:
+            continue
+        rate, defined = rates[r["measure"]]
+        s = runs[r["run"]]
+        if r["topic"] != "all":
+            r["population_rate"] = float(rate[s, topics[r["topic"]]])
+        elif defined[s].any():
+            r["population_rate"] = float(rate[s][defined[s]].mean())

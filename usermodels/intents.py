@@ -29,7 +29,6 @@ import numpy as np
 
 from rpdi.metrics.measures.registry import IA_SUFFIX, Measure, intent_aware_spec
 from rpdi.metrics.rankings import Rankings
-from rpdi.usermodels.base import Declared
 from rpdi.usermodels.mixture import Mixture
 from rpdi.usermodels.err import ERR
 from rpdi.metrics.view import View
@@ -40,23 +39,15 @@ class IntentAware(Mixture):
     """Draws an intent i with probability P(i|q), then reads as ``inner``'s user with intent i's
     grades. ``IntentAware(model_for("RBP(p=0.8)"))`` is RBP-IA(p=0.8)'s user.
 
-    An inner model's declared difference from its closed form is mixed as the values are: the
-    expected exact value is sum_i P(i|q) d_i, d_i the inner model's expected value on intent i's
-    ranking given the closed form. That is right where d_i is the closed form's X_i plus what the
-    inner declaration adds on intent i (U's start-versus-end weights), or an exact formula of its
-    own (TBG's random reading times), or a factor of the depth alone (RBP's horizon): the
-    declarations rpdi has.
+    An inner model's declared difference from its closed form is mixed per intent as
+    :class:`usermodels.mixture.Mixture` says.
     """
 
     drawn = "an intent i with probability P(i|q)"
+    per = "intent"
 
     def __init__(self, inner, measure=None):
         super().__init__(inner, measure if measure is not None else intent_aware_measure(inner.measure))
-        if inner.declared is not None:
-            d = inner.declared
-            self.declared = Declared(d.why, f"per intent, {d.relation}", lambda closed, model, ranking: sum(
-                p * d.expected(closed, inner, r) for p, r, ok in zip(ranking.shares, ranking.variants, ranking.defined)
-                if ok and p > 0))
 
     def variants(self, rankings: Rankings) -> tuple[list[Rankings], np.ndarray]:
         """One variant per intent slot i: every topic's i-th subtopic's grades (a topic with fewer

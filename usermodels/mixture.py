@@ -53,14 +53,21 @@ from __future__ import annotations
 import numpy as np
 
 from rpdi.metrics.rankings import Rankings
-from rpdi.usermodels.base import BrowsingModel
+from rpdi.usermodels.base import BrowsingModel, Declared
 
 
 class Mixture(BrowsingModel):
     """A user who draws a variant of the ranking, then reads it as ``inner``'s user.
 
     Subclasses give :meth:`variants`. The aggregation, cutoff and horizon are the inner
-    model's; the value is not normalised again (each variant is, if the inner model is)."""
+    model's; the value is not normalised again (each variant is, if the inner model is).
+
+    An inner model's declared difference from its closed form is mixed as the values are: the
+    expected exact value is sum_v p_v d_v, d_v the inner model's expected value on variant v
+    given the closed form. That is right where d_v is the variant's closed form plus what the
+    inner declaration adds on it (U's start-versus-end weights), or an exact formula of its own
+    (TBG's random reading times), or a factor of the depth alone (RBP's horizon): the
+    declarations rpdi has."""
 
     normalised = False
 
@@ -72,8 +79,14 @@ class Mixture(BrowsingModel):
         self.horizon = inner.horizon
         self.halflife = inner.halflife
         self.rule, self.citation = self.measure.spec.user_model, self.measure.spec.citation
+        if inner.declared is not None:
+            d = inner.declared
+            self.declared = Declared(d.why, f"per {self.per}, {d.relation}", lambda closed, model, ranking: sum(
+                p * d.expected(closed, inner, r) for p, r, ok in zip(ranking.shares, ranking.variants, ranking.defined)
+                if ok and p > 0))
 
     drawn = "a variant of the ranking"  # what the user draws first, in words
+    per = "variant"  # one variant, in a word
 
     def variants(self, rankings: Rankings) -> tuple[list[Rankings], np.ndarray]:
         """The collection's variants and their weights, broadcastable to (S, T, V)."""

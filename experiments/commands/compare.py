@@ -7,8 +7,10 @@ import os
 from rpdi.experiments import compare_plots
 from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
 from rpdi.experiments.commands.outputs import check_writable
-from rpdi.experiments.compare import FIELDS, INTENT_FIELDS, POWER_FIELDS, USER_FIELDS, compare, discriminative_power
-from rpdi.experiments.formats import compare_table, format_records, intent_table, power_table, to_json
+from rpdi.experiments.compare import (FIELDS, INTENT_FIELDS, POWER_FIELDS, TIE_FIELDS, USER_FIELDS, compare,
+                                      discriminative_power)
+from rpdi.experiments.formats import (compare_table, compare_tie_table, format_records, intent_table, power_table,
+                                      to_json)
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import expand
 from rpdi.simulate.settings import check_settings
@@ -25,7 +27,7 @@ def run(args) -> str:
     diversity = args.intents is not None or any(m.spec.intents for m in expand(measures))
     qrels, runs = collection(args, topics, diversity=diversity)
     tests = dict(test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
-                 seed=args.seed, interval=args.interval, topics=topics, intents=args.intents)
+                 seed=args.seed, interval=args.interval, topics=topics, intents=args.intents, ties=args.ties)
     records, per_intent = compare(qrels, runs, measures, baseline=args.baseline, users=args.users,
                                   convention=args.convention, force=args.force, by_intent=True, **tests)
     power = None
@@ -45,11 +47,12 @@ def run(args) -> str:
             raise InputError(f"--plots {args.plots}: cannot write there: {exc.strerror or exc}") from None
     if power is not None:
         if args.format == "table":
-            return compare_table(records, args.alpha, args.baseline) + "\n" + power_table(power)
+            return (compare_table(records, args.alpha, args.baseline) + compare_tie_table(records) + "\n"
+                    + power_table(power))
         return format_records(power, args.format, POWER_FIELDS)
-    fields = FIELDS + (USER_FIELDS if args.users is not None else ())
+    fields = FIELDS + (USER_FIELDS if args.users is not None else ()) + TIE_FIELDS.get(args.ties, ())
     if args.format == "table":
-        text = compare_table(records, args.alpha, args.baseline)
+        text = compare_table(records, args.alpha, args.baseline) + compare_tie_table(records)
         return text + ("\n" + intent_table(per_intent, args.alpha) if per_intent else "")
     if per_intent and args.format == "json":  # the pairs and, per intent, the users' preferences
         return to_json({"pairs": records, "intents": per_intent}) + "\n"

@@ -17,7 +17,7 @@ def run(args) -> str:
     # intents given: diversity qrels, even if no measure reads them (evaluate then says so)
     qrels, runs = collection(args, topics, diversity=any(m.spec.intents for m in parsed) or args.intents is not None)
     options = dict(topics=topics, compat=args.compat, max_docs=args.max_docs, judged_only=args.judged_only,
-                   relevance_level=args.relevance_level, intents=args.intents)
+                   relevance_level=args.relevance_level, intents=args.intents, ties=args.ties)
     try:
         if args.format == "trec":
             return trec_report(qrels, runs, measures, per_topic=args.per_topic, docs=args.num_docs, **options)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rpdi.experiments.commands.inputs import collection, measure_names
-from rpdi.experiments.formats import SIMULATE_FIELDS, cap_lines, format_records
+from rpdi.experiments.formats import SIMULATE_FIELDS, cap_lines, format_records, tie_rate_lines
 from rpdi.experiments.report import Summary
 from rpdi.metrics.errors import InputError
 from rpdi.simulate.api import simulate
@@ -25,15 +25,20 @@ def run(args) -> Summary:
                                     engine=args.engine, per_topic=args.per_topic or capped,
                                     convention=args.convention, topics=topics,
                                     target_stderr=args.target_stderr, max_users=args.max_users, progress=True,
-                                    alpha=args.alpha, with_verdict=True, force=args.force, intents=args.intents)
+                                    alpha=args.alpha, with_verdict=True, force=args.force, intents=args.intents,
+                                    ties=args.ties)
     except MemoryError as exc:  # arrays grow with the depth read: name the deepest measure
         reason = (str(exc).splitlines() or ["out of memory"])[0]
         deepest = max(names, key=lambda m: model_for(m).k or 0)
         raise InputError(f"measure {deepest!r}: too large to simulate ({reason})") from None
     notes = cap_lines(records, args.target_stderr, args.max_users) if capped else []
+    fields = SIMULATE_FIELDS
+    if args.ties == "expected":
+        notes += tie_rate_lines(records, args.digits)
+        fields += ("population_rate",)
     if not args.per_topic:
         records = [r for r in records if r["topic"] == "all"]
-    text = format_records(records, args.format, SIMULATE_FIELDS, args.digits)
+    text = format_records(records, args.format, fields, args.digits)
     lines = "\n".join(notes + verdict_lines(verdict)) + "\n"
     if args.format == "table":
         return Summary(text + "\n" + lines, verdict)

@@ -15,7 +15,8 @@ never counted as a catch. The unmutated copy must agree first.
 
 The diversity users' mutations (``DIVERSITY``) run another job instead, ``DIVERSITY_JOB``:
 rpdi.simulate on a synthetic diversity collection with ndeval's measures and intent-aware users,
-its verdict judged the same way.
+its verdict judged the same way; the tie-order users' mutations (``TIES``) run ``TIES_JOB``,
+rpdi.simulate with ``ties="expected"`` on a small collection with tied pairs.
 """
 
 from __future__ import annotations
@@ -107,9 +108,17 @@ MUTATIONS = {
                                    "np.where(relevant, 1.0, 0.0)")]),
         ("usermodels/mixture.py", [("return np.where(total > 0, w / np.where(total > 0, total, 1.0), 0.0)",
                                     "return np.where(total > 0, w, 0.0)")])],
+    # the users who read tied documents in random order, run on a collection with ties (TIES_JOB)
+    "tie-order-drawn-once-per-ranking": ("simulate/ranking.py", [  # every user of a block (5000 < BLOCK) shares one
+        ("v = np.minimum(np.searchsorted(cum, rng.random(users) * cum[-1]",
+         "v = np.minimum(np.searchsorted(cum, np.full(users, rng.random()) * cum[-1]")]),
+    "tie-orders-one-left-out": ("usermodels/tie_orders.py", [  # users and their exact value miss an order
+        ("weights[s, t, :len(p)] = 1.0", "weights[s, t, :len(p) - 1] = 1.0")]),
 }
 # mutations judged on the diversity job rather than validate_core (which reads no subtopics)
 DIVERSITY = {"novelty-counted-after-the-document", "intent-probabilities-not-normalised"}
+# mutations judged on the ties job
+TIES = {"tie-order-drawn-once-per-ranking", "tie-orders-one-left-out"}
 # the diversity job: ndeval's measures and intent-aware users on a synthetic diversity collection with
 # ndeval's uniform intents, rpdi.simulate's verdict written as verdict.json, exit 1 on disagreement
 DIVERSITY_JOB = """
@@ -126,11 +135,38 @@ with open(os.path.join(sys.argv[1], "verdict.json"), "w") as fh:
 sys.exit(verdict.status)
 """
 
+# the ties job: rpdi.simulate --ties expected on 12 topics, 2 runs whose top 8 documents come in tied pairs
+# (16 orders a ranking at most) with a plugin model among the measures, its verdict written as verdict.json
+TIES_JOB = """
+import json, os, sys
+import numpy as np
+from rpdi.simulate.api import simulate
+rng = np.random.default_rng(3)
+qrels, runs = {}, {"a": {}, "b": {}}
+for t in range(12):
+    docs = [f"d{i}" for i in range(10)]
+    qrels[f"q{t}"] = {d: int(g) for d, g in zip(docs, rng.choice([0, 0, 1, 2], 10))}
+    for run in runs.values():
+        run[f"q{t}"] = {d: float(10 - min(i, 8) // 2 - (i > 8)) for i, d in enumerate(rng.permutation(docs))}
+measures = ["RBP(p=0.8)", "ERR", "INST", "RR", "nDCG@5", "rpdi.usermodels.examples.two_strikes:TwoStrikes(n=2)@10"]
+_, verdict = simulate(qrels, runs, measures, users=int(sys.argv[2]), seed=20260101, with_verdict=True,
+                      ties="expected")
+os.makedirs(sys.argv[1], exist_ok=True)
+with open(os.path.join(sys.argv[1], "verdict.json"), "w") as fh:
+    json.dump(verdict.as_dict(), fh)
+sys.exit(verdict.status)
+"""
+
 
 def plantings(name: str) -> list[tuple[str, list]]:
     """The (file, edits) pairs of a mutation."""
     spec = MUTATIONS[name]
     return spec if isinstance(spec, list) else [spec]
+
+
+def job_of(name: str) -> str | None:
+    """The job a mutation is judged on: "diversity", "ties", or None (the config)."""
+    return "diversity" if name in DIVERSITY else "ties" if name in TIES else None
 
 
 def copy_package(dest: str) -> str:
@@ -153,14 +189,14 @@ def mutate(package: str, file: str, edits) -> None:
         fh.write(text)
 
 
-def run_default_job(dest: str, config: str, diversity: bool = False, users: int = 5000) -> tuple[str, str, float]:
-    """Run the job on the copy in ``dest`` (the diversity job with ``users`` per ranking if
-    ``diversity``); returns (outcome, why, seconds), see :func:`outcome`."""
+def run_default_job(dest: str, config: str, job: str | None = None, users: int = 5000) -> tuple[str, str, float]:
+    """Run the job on the copy in ``dest`` (``job`` "diversity" or "ties": that job with ``users``
+    per ranking; None: the config); returns (outcome, why, seconds), see :func:`outcome`."""
     env = dict(os.environ, PYTHONPATH=dest + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = os.path.join(dest, "out")
     started = time.perf_counter()
-    if diversity:
-        argv = [sys.executable, "-c", DIVERSITY_JOB, out, str(users)]
+    if job is not None:
+        argv = [sys.executable, "-c", {"diversity": DIVERSITY_JOB, "ties": TIES_JOB}[job], out, str(users)]
     else:
         argv = [sys.executable, "-c", "import sys; from rpdi.experiments.cli import main; "
                 "sys.exit(main(sys.argv[1:]))", "run", config, "--out", out, "--fresh"]
@@ -229,12 +265,12 @@ def main() -> int:
     users = 1000 if args.quick else 5000
     with tempfile.TemporaryDirectory() as base:
         config = quick_config(base) if args.quick else "validate_core"
-        jobs = sorted({name in DIVERSITY for name in names})  # the unmutated copy must agree on each job run
-        for diversity in [] if args.skip_clean else jobs:
+        jobs = list(dict.fromkeys(job_of(name) for name in names))  # the unmutated copy must agree on each job run
+        for job in [] if args.skip_clean else jobs:
             with tempfile.TemporaryDirectory(dir=base) as dest:
                 copy_package(dest)
-                label, why, seconds = run_default_job(dest, config, diversity, users)
-            what = "(no mutation, diversity job)" if diversity else "(no mutation)"
+                label, why, seconds = run_default_job(dest, config, job, users)
+            what = f"(no mutation, {job} job)" if job else "(no mutation)"
             print(f"{what:30s} {label:8s} {seconds:5.1f}s  {why}", flush=True)
             if label != "agree":
                 print("the unmutated package does not agree: mutation results would mean nothing")
@@ -244,7 +280,7 @@ def main() -> int:
                 package = copy_package(dest)
                 for file, edits in plantings(name):
                     mutate(package, file, edits)
-                label, why, seconds = run_default_job(dest, config, name in DIVERSITY, users)
+                label, why, seconds = run_default_job(dest, config, job_of(name), users)
             label = {"disagree": "caught", "agree": "MISSED", "error": "error"}[label]
             counts[label] += 1
             print(f"{name:30s} {label:8s} {seconds:5.1f}s  {why}", flush=True)
