@@ -84,6 +84,22 @@ def _eval_parser(sub, common) -> None:
     p.add_argument("-N", dest="num_docs", type=float, default=0.0, metavar="N",
                    help="trec_eval -N: documents in the collection (for utility's d parameter)")
     _intents_option(p)
+    _worlds_options(p, seed=True)
+
+
+def _worlds_options(p, seed: bool) -> None:
+    """The options of uncertain grades (eval, compare): several assessors, judgment worlds."""
+    p.add_argument("--assessor", action="append", dest="assessors", metavar="FILE[:WEIGHT]",
+                   help="another assessor's qrels (repeatable): grades become distributions, each "
+                        "document's grade that of an assessor drawn by weight (QRELS weighs 1; default 1)")
+    p.add_argument("--missing", choices=("renormalise", "zero"), default="renormalise",
+                   help="a document some assessors did not judge: judged by the others (default) or "
+                        "grade 0 from the silent ones")
+    p.add_argument("--worlds", type=int, default=1000, metavar="N",
+                   help="with uncertain grades (qrels 'topic iter docno g:p,g:p' or --assessor): judgment "
+                        "worlds drawn where they are not enumerated (default 1000)")
+    if seed:
+        p.add_argument("--seed", type=int, default=0, help="seed of the drawn judgment worlds (>= 0)")
 
 
 def _intents_option(p) -> None:
@@ -148,6 +164,7 @@ def _compare_parser(sub, common) -> None:
                    help="write forest.png (and asl.png; intents.png with --users and an intent-aware measure) into DIR")
     p.add_argument("--format", choices=FORMATS, default="table")
     _intents_option(p)
+    _worlds_options(p, seed=False)
 
 
 def _run_parser(sub) -> None:

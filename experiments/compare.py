@@ -21,6 +21,8 @@ from rpdi.metrics.significance import FIELDS as PAIR_FIELDS
 from rpdi.metrics.significance import bootstrap_interval, compare_scores, discriminative_power, pairs_of, t_interval
 from rpdi.metrics.seeds import stream
 from rpdi.metrics.errors import InputError
+from rpdi.metrics.uncertain import UncertainQrels
+from rpdi.metrics.uncertain_eval import is_uncertain, judgments
 from rpdi.metrics.view import View
 from rpdi.simulate.api import collection_rankings
 from rpdi.usermodels import model_for, resolve
@@ -64,7 +66,9 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     is refused beforehand as in :func:`rpdi.simulate` unless ``force``. Diversity and
     intent-aware measures read the qrels as diversity qrels, with ``intents`` (P(i|q)) as in
     :func:`metrics.evaluate.evaluate`; with ``by_intent`` the result is (records, per-intent
-    records: :func:`intent_preferences`, for the intent-aware measures' users).
+    records: :func:`intent_preferences`, for the intent-aware measures' users). Qrels with grade
+    distributions are compared on the most probable grades and over judgment worlds
+    (:func:`experiments.compare_worlds.compare`).
 
     >>> from rpdi.experiments.compare import compare
     >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
@@ -75,6 +79,12 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     (0.5, 0.25, 1.0)
     """
     check_options(test, correction, alpha, resamples, interval, level)
+    if is_uncertain(qrels) and isinstance(judgments(qrels), UncertainQrels):  # over judgment worlds too
+        from rpdi.experiments.compare_worlds import compare as compare_worlds
+
+        return compare_worlds(qrels, runs, measures, baseline=baseline, test=test, correction=correction,
+                              alpha=alpha, resamples=resamples, seed=seed, interval=interval, level=level,
+                              topics=topics, users=users)
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in map(resolve, measures)]
     if not parsed:
         raise InputError("no measure given")
