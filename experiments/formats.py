@@ -153,7 +153,9 @@ def worlds_compare_table(records: list[dict], digits: int = 4) -> str:
                       f"[{number(r['worlds_low'], digits)}, {number(r['worlds_high'], digits)}]", beats,
                       r["worlds_path"]])
     return ("over judgment worlds (each document's grade drawn from its distribution; only the judgments' "
-            "uncertainty, the topics as given):\n" + align(table) + "\n")
+            "uncertainty, the topics as given):\n" + align(table) +
+            "P(B beats A) from drawn worlds ± its Monte Carlo error; 0 or 1 from N drawn worlds: below 3/N, or "
+            "above 1 - 3/N (95%)\n")
 
 
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))

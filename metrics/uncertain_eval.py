@@ -76,6 +76,10 @@ def judgments(qrels, assessors: Sequence[str] = (), missing: str = "renormalise"
     :func:`metrics.uncertain.combine_assessors`; ordinary :class:`Qrels` when every grade is certain."""
     if assessors:
         paths, weights = zip(*[(qrels, 1.0)] + [assessor(a) for a in assessors])
+        for path in paths:
+            if isinstance(path, (str, os.PathLike)) and has_pairs(path):
+                raise InputError(f"{path}: has grade:probability pairs; an assessor's qrels give one grade "
+                                 f"per document")
         u = combine_assessors(paths, weights, missing)
     else:
         u = load_uncertain_qrels(qrels)
