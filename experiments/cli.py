@@ -87,14 +87,16 @@ def _eval_parser(sub, common) -> None:
     _worlds_options(p, seed=True)
 
 
-def _worlds_options(p, seed: bool) -> None:
-    """The options of uncertain grades (eval, compare): several assessors, judgment worlds."""
+def _worlds_options(p, seed: bool, worlds: bool = True) -> None:
+    """The options of uncertain grades (eval, compare, simulate): several assessors, judgment worlds."""
     p.add_argument("--assessor", action="append", dest="assessors", metavar="FILE[:WEIGHT]",
                    help="another assessor's qrels (repeatable): grades become distributions, each "
                         "document's grade that of an assessor drawn by weight (QRELS weighs 1; default 1)")
     p.add_argument("--missing", choices=("renormalise", "zero"), default="renormalise",
                    help="a document some assessors did not judge: judged by the others (default) or "
                         "grade 0 from the silent ones")
+    if not worlds:
+        return
     p.add_argument("--worlds", type=int, default=1000, metavar="N",
                    help="with uncertain grades (qrels 'topic iter docno g:p,g:p' or --assessor): judgment "
                         "worlds drawn where they are not enumerated (default 1000)")
@@ -131,6 +133,7 @@ def _simulate_parser(sub, common) -> None:
                    help="family-wise error rate of the verdict (exit 0 agree, 1 disagree, 2 bad input)")
     p.add_argument("--format", choices=FORMATS, default="table")
     _intents_option(p)
+    _worlds_options(p, seed=False, worlds=False)
 
 
 def _compare_parser(sub, common) -> None:

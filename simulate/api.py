@@ -8,11 +8,14 @@ from rpdi.metrics.errors import InputError
 from rpdi.metrics.diversity import diversity_rankings
 from rpdi.metrics.evaluate import load_diversity_qrels, load_intents, load_qrels, load_runs
 from rpdi.metrics.rankings import build_rankings
+from rpdi.metrics.uncertain import UncertainQrels
+from rpdi.metrics.uncertain_eval import is_uncertain, judgments
 from rpdi.simulate.confirm import confirmation
 from rpdi.simulate.exact_checks import reading_cells
 from rpdi.simulate.settings import check_settings
 from rpdi.simulate.three_way import three_way
 from rpdi.simulate.verdict import ALPHA, verdict
+from rpdi.simulate.worlds import simulate_worlds
 from rpdi.usermodels import BrowsingModel, model_for
 
 
@@ -47,11 +50,20 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
     validated as on the command line (:mod:`simulate.settings`); a simulation estimated beyond
     :data:`simulate.work.TIME_LIMIT` seconds of work is refused unless ``force``. With a diversity
     or intent-aware measure (alpha-nDCG, X-IA) the qrels are diversity qrels and ``intents``
-    gives P(i|q), as in :func:`metrics.evaluate.evaluate`."""
+    gives P(i|q), as in :func:`metrics.evaluate.evaluate`. Qrels with grade distributions are
+    simulated over judgment worlds (:func:`simulate.worlds.simulate_worlds`)."""
     check_settings(dict(users=users, seed=seed, engine=engine, convention=convention, topics=topics,
                         target_stderr=target_stderr, max_users=max_users, force=force))
     if not 0 < alpha < 1:
         raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
+    if is_uncertain(qrels) and isinstance(judgments(qrels), UncertainQrels):  # over judgment worlds
+        if intents is not None:
+            raise InputError("intents: not with uncertain grades (diversity qrels have no grade distributions yet)")
+        records, checked = simulate_worlds(qrels, runs, measures, users=users, seed=seed, engine=engine,
+                                           per_topic=per_topic, convention=convention, topics=topics,
+                                           target_stderr=target_stderr, max_users=max_users, progress=progress,
+                                           alpha=alpha, force=force)
+        return (records, checked) if with_verdict else records
     models = [model_for(m) for m in measures]
     diversity = any(m.measure.spec.intents for m in models)
     qrels, runs, rankings = collection_rankings(qrels, runs, topics, diversity, intents)

@@ -11,11 +11,10 @@ def judgments(args):
     """None when the qrels are an ordinary file read as always (no pairs, no ``--assessor``);
     else the judgments read: :class:`Qrels` if every grade is certain (the command then runs as on
     ordinary qrels), :class:`UncertainQrels` otherwise."""
-    from rpdi.metrics.uncertain_eval import check_settings, has_pairs, judgments as read
+    from rpdi.metrics.uncertain_eval import has_pairs, judgments as read
 
     if not args.assessors and not has_pairs(args.qrels):
         return None
-    check_settings(args.worlds, args.seed)
     return read(args.qrels, args.assessors or (), args.missing)
 
 
@@ -30,8 +29,9 @@ def refuse(args, options: dict[str, bool]) -> None:
 def evaluate(args, measures, qrels, runs, topics: str) -> str:
     """``rpdi eval`` over judgment worlds, in the format asked for."""
     from rpdi.experiments.formats import format_records, worlds_eval_table
-    from rpdi.metrics.uncertain_eval import FIELDS, evaluate as evaluate_worlds
+    from rpdi.metrics.uncertain_eval import FIELDS, check_settings, evaluate as evaluate_worlds
 
+    check_settings(args.worlds, args.seed)
     refuse(args, {"--format trec": args.format == "trec", "--average micro": args.average != "macro",
                   "--undefined null": args.undefined != "zero", "--intents": args.intents is not None})
     records = evaluate_worlds(qrels, runs, measures, per_topic=args.per_topic, worlds=args.worlds, seed=args.seed,
@@ -46,7 +46,9 @@ def compare(args, measures, qrels, runs, topics: str, tests: dict) -> str:
     from rpdi.experiments.compare import FIELDS
     from rpdi.experiments.compare_worlds import WORLD_FIELDS, compare as compare_worlds
     from rpdi.experiments.formats import compare_table, format_records, worlds_compare_table
+    from rpdi.metrics.uncertain_eval import check_settings
 
+    check_settings(args.worlds, args.seed)
     refuse(args, {"--users": args.users is not None, "--discriminative-power": args.discriminative_power,
                   "--intents": args.intents is not None, "--plots": bool(args.plots)})
     records = compare_worlds(qrels, runs, measures, worlds=args.worlds, baseline=args.baseline,
