@@ -15,7 +15,8 @@ never counted as a catch. The unmutated copy must agree first.
 
 The diversity users' mutations (``DIVERSITY``) run another job instead, ``DIVERSITY_JOB``:
 rpdi.simulate on a synthetic diversity collection with ndeval's measures and intent-aware users,
-its verdict judged the same way.
+its verdict judged the same way. The mutations of the users over uncertain grades (``UNCERTAIN``)
+run ``UNCERTAIN_JOB``: rpdi.simulate over the judgment worlds of a small synthetic collection.
 """
 
 from __future__ import annotations
@@ -106,9 +107,40 @@ MUTATIONS = {
                                    "np.where(relevant, 1.0, 0.0)")]),
         ("usermodels/mixture.py", [("return np.where(total > 0, w / np.where(total > 0, total, 1.0), 0.0)",
                                     "return np.where(total > 0, w, 0.0)")])],
+    # the users over uncertain grades, run on a small collection of grade distributions (UNCERTAIN_JOB)
+    "uncertain-grades-paired-with-reversed-probabilities": ("usermodels/uncertain_user.py", [
+        ("self.table_prob = np.concatenate([q.probs,", "self.table_prob = np.concatenate([q.probs[:, ::-1],")]),
 }
 # mutations judged on the diversity job rather than validate_core (which reads no subtopics)
 DIVERSITY = {"novelty-counted-after-the-document", "intent-probabilities-not-normalised"}
+# mutations judged on the uncertain-grades job (validate_core's qrels have one grade per document)
+UNCERTAIN = {"uncertain-grades-paired-with-reversed-probabilities"}
+# the uncertain-grades job: 30 topics of 6 documents, 3 of them with 2-3 grades of random probabilities,
+# two runs; rpdi.simulate over judgment worlds (closed forms' expectations enumerated, users each in a
+# world of their own), its verdict written as verdict.json, exit 1 on disagreement
+UNCERTAIN_JOB = """
+import json, os, sys
+import numpy as np
+from rpdi.metrics.uncertain import uncertain_from_dict
+from rpdi.simulate.api import simulate
+rng = np.random.default_rng(11)
+qrels, runs = {}, {"a": {}, "b": {}}
+for t in (f"t{i}" for i in range(30)):
+    docs = [f"{t}d{i}" for i in range(6)]
+    qrels[t] = {d: ({float(g): float(p) for g, p in zip(rng.choice(4, size=int(rng.integers(2, 4)), replace=False),
+                                                           rng.dirichlet(np.ones(3)))} if i < 3 else int(rng.integers(0, 4)))
+                for i, d in enumerate(docs)}
+    qrels[t] = {d: ({g: p / sum(v.values()) for g, p in v.items()} if isinstance(v, dict) else v) for d, v in qrels[t].items()}
+    for r in runs:
+        runs[r][t] = {d: float(6 - k) for k, d in enumerate(rng.permutation(docs))}
+measures = ["RR", "ERR@5", "DCG@5", "RR2", "RBP(p=0.8)", "P@3"]
+_, verdict = simulate(uncertain_from_dict(qrels), runs, measures, users=int(sys.argv[2]), seed=20260101,
+                      with_verdict=True)
+os.makedirs(sys.argv[1], exist_ok=True)
+with open(os.path.join(sys.argv[1], "verdict.json"), "w") as fh:
+    json.dump(verdict.as_dict(), fh)
+sys.exit(verdict.status)
+"""
 # the diversity job: ndeval's measures and intent-aware users on a synthetic diversity collection with
 # ndeval's uniform intents, rpdi.simulate's verdict written as verdict.json, exit 1 on disagreement
 DIVERSITY_JOB = """
@@ -152,14 +184,21 @@ def mutate(package: str, file: str, edits) -> None:
         fh.write(text)
 
 
-def run_default_job(dest: str, config: str, diversity: bool = False, users: int = 5000) -> tuple[str, str, float]:
+def job_of(name: str) -> bool | str:
+    """The job a mutation is judged on: False (validate_core), True (the diversity job) or
+    "uncertain" (the uncertain-grades job)."""
+    return "uncertain" if name in UNCERTAIN else name in DIVERSITY
+
+
+def run_default_job(dest: str, config: str, diversity: bool | str = False, users: int = 5000) -> tuple[str, str, float]:
     """Run the job on the copy in ``dest`` (the diversity job with ``users`` per ranking if
-    ``diversity``); returns (outcome, why, seconds), see :func:`outcome`."""
+    ``diversity``, the uncertain-grades job if it is "uncertain"); returns (outcome, why,
+    seconds), see :func:`outcome`."""
     env = dict(os.environ, PYTHONPATH=dest + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = os.path.join(dest, "out")
     started = time.perf_counter()
     if diversity:
-        argv = [sys.executable, "-c", DIVERSITY_JOB, out, str(users)]
+        argv = [sys.executable, "-c", UNCERTAIN_JOB if diversity == "uncertain" else DIVERSITY_JOB, out, str(users)]
     else:
         argv = [sys.executable, "-c", "import sys; from rpdi.experiments.cli import main; "
                 "sys.exit(main(sys.argv[1:]))", "run", config, "--out", out, "--fresh"]
@@ -228,12 +267,13 @@ def main() -> int:
     users = 1000 if args.quick else 5000
     with tempfile.TemporaryDirectory() as base:
         config = quick_config(base) if args.quick else "validate_core"
-        jobs = sorted({name in DIVERSITY for name in names})  # the unmutated copy must agree on each job run
+        jobs = sorted({job_of(name) for name in names}, key=str)  # the unmutated copy must agree on each job run
         for diversity in [] if args.skip_clean else jobs:
             with tempfile.TemporaryDirectory(dir=base) as dest:
                 copy_package(dest)
                 label, why, seconds = run_default_job(dest, config, diversity, users)
-            what = "(no mutation, diversity job)" if diversity else "(no mutation)"
+            what = f"(no mutation, {'uncertain' if diversity == 'uncertain' else 'diversity'} job)" if diversity \
+                else "(no mutation)"
             print(f"{what:30s} {label:8s} {seconds:5.1f}s  {why}", flush=True)
             if label != "agree":
                 print("the unmutated package does not agree: mutation results would mean nothing")
@@ -243,7 +283,7 @@ def main() -> int:
                 package = copy_package(dest)
                 for file, edits in plantings(name):
                     mutate(package, file, edits)
-                label, why, seconds = run_default_job(dest, config, name in DIVERSITY, users)
+                label, why, seconds = run_default_job(dest, config, job_of(name), users)
             label = {"disagree": "caught", "agree": "MISSED", "error": "error"}[label]
             counts[label] += 1
             print(f"{name:30s} {label:8s} {seconds:5.1f}s  {why}", flush=True)
