@@ -33,7 +33,8 @@ def evaluate(args, measures, qrels, runs, topics: str) -> str:
 
     check_settings(args.worlds, args.seed)
     refuse(args, {"--format trec": args.format == "trec", "--average micro": args.average != "macro",
-                  "--undefined null": args.undefined != "zero", "--intents": args.intents is not None})
+                  "--undefined null": args.undefined != "zero", "--intents": args.intents is not None,
+                  "-l": args.relevance_level != 1, "-N": args.num_docs != 0})
     records = evaluate_worlds(qrels, runs, measures, per_topic=args.per_topic, worlds=args.worlds, seed=args.seed,
                               topics=topics, compat=args.compat, max_docs=args.max_docs, judged_only=args.judged_only)
     if args.format == "table":

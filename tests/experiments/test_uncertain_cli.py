@@ -149,6 +149,7 @@ def test_sampled_worlds_are_seeded_and_carry_their_monte_carlo_error(tmp_path, w
 @pytest.mark.parametrize("argv,says", [
     (["--format", "trec"], "--format trec: not with uncertain grades"),
     (["--worlds", "1"], "worlds: expected a whole number of at least 2"),
+    (["-l", "2"], "-l: not with uncertain grades"),
     (["--seed", "-1"], "seed: expected a whole number >= 0"),
     (["--assessor", "/nonexistent/qrels:2"], "/nonexistent/qrels: no such file"),
     (["--assessor", "PAIRS"], "has grade:probability pairs; an assessor's qrels give one grade"),
