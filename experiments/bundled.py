@@ -7,6 +7,8 @@ from importlib import resources
 
 DATA = resources.files("rpdi.experiments") / "data"
 CAST2021_QRELS = str(DATA / "cast2021" / "qrels.txt.gz")
+# SYNTHETIC grade distributions made from CAST2021_QRELS (tests/checks/cast2021_uncertain.py, q = 0.2)
+CAST2021_UNCERTAIN_QRELS = str(DATA / "cast2021" / "qrels_uncertain.txt.gz")
 YANDEX_SESSIONS = str(DATA / "yandex-clicks" / "sessions.txt.gz")
 
 

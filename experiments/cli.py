@@ -87,6 +87,24 @@ def _eval_parser(sub, common) -> None:
     _ties_option(p, TIES, "expected: each measure's expectation over uniformly random orders of the tied "
                           "documents, with how it was found; range: trec_eval's value and the lowest and "
                           "highest over those orders (not with --format trec)")
+    _worlds_options(p, seed=True)
+
+
+def _worlds_options(p, seed: bool, worlds: bool = True) -> None:
+    """The options of uncertain grades (eval, compare, simulate): several assessors, judgment worlds."""
+    p.add_argument("--assessor", action="append", dest="assessors", metavar="FILE[:WEIGHT]",
+                   help="another assessor's qrels (repeatable): grades become distributions, each "
+                        "document's grade that of an assessor drawn by weight (QRELS weighs 1; default 1)")
+    p.add_argument("--missing", choices=("renormalise", "zero"), default="renormalise",
+                   help="a document some assessors did not judge: judged by the others (default) or "
+                        "grade 0 from the silent ones")
+    if not worlds:
+        return
+    p.add_argument("--worlds", type=int, default=1000, metavar="N",
+                   help="with uncertain grades (qrels 'topic iter docno g:p,g:p' or --assessor): judgment "
+                        "worlds drawn where they are not enumerated (default 1000)")
+    if seed:
+        p.add_argument("--seed", type=int, default=0, help="seed of the drawn judgment worlds (>= 0)")
 
 
 def _intents_option(p) -> None:
@@ -127,6 +145,7 @@ def _simulate_parser(sub, common) -> None:
     _intents_option(p)
     _ties_option(p, TIES[:2], "expected: every simulated user draws an order of each tie group, compared "
                               "with the exact expectation over orders (and the closed forms' expectation)")
+    _worlds_options(p, seed=False, worlds=False)
 
 
 def _compare_parser(sub, common) -> None:
@@ -162,6 +181,7 @@ def _compare_parser(sub, common) -> None:
     _intents_option(p)
     _ties_option(p, TIES, "expected: the runs compared on each topic's expectation over the orders; range: "
                           "also the lowest and highest mean difference over the orders of both runs")
+    _worlds_options(p, seed=False)
 
 
 def _run_parser(sub) -> None:

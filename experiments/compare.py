@@ -21,6 +21,8 @@ from rpdi.metrics.tie_scores import check_ties, tie_scores
 from rpdi.metrics.significance import bootstrap_interval, compare_scores, discriminative_power, pairs_of, t_interval
 from rpdi.metrics.seeds import stream
 from rpdi.metrics.errors import InputError
+from rpdi.metrics.uncertain import UncertainQrels
+from rpdi.metrics.uncertain_eval import is_uncertain, judgments
 from rpdi.metrics.view import View
 from rpdi.simulate.api import collection_rankings
 from rpdi.usermodels import model_for, resolve
@@ -71,7 +73,8 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     and adds ``diff_low`` and ``diff_high``, the lowest and highest mean difference over the
     orders of both runs' ties (each topic's low_b - high_a and high_b - low_a: the two runs'
     orders are independent); the records say how in ``ties`` (:data:`TIE_FIELDS`). Not with
-    ``users`` yet.
+    ``users`` yet. Qrels with grade distributions are compared on the most probable grades and
+    over judgment worlds (:func:`experiments.compare_worlds.compare`), not with ``ties`` yet.
 
     >>> from rpdi.experiments.compare import compare
     >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
@@ -85,6 +88,14 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     check_ties(ties)
     if ties != "trec_eval" and users is not None:
         raise InputError(f"users: not given with ties {ties} yet (the users' preference reads trec_eval's order)")
+    if is_uncertain(qrels) and isinstance(judgments(qrels), UncertainQrels):  # over judgment worlds too
+        if ties != "trec_eval":
+            raise InputError(f"ties {ties}: not with uncertain grades yet")
+        from rpdi.experiments.compare_worlds import compare as compare_worlds
+
+        return compare_worlds(qrels, runs, measures, baseline=baseline, test=test, correction=correction,
+                              alpha=alpha, resamples=resamples, seed=seed, interval=interval, level=level,
+                              topics=topics, users=users)
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in map(resolve, measures)]
     if not parsed:
         raise InputError("no measure given")

@@ -126,6 +126,39 @@ def format_eval(rows: list[dict], fmt: str, digits: int = 4) -> str:
     return table + note + tie_note(rows)
 
 
+def worlds_eval_table(rows: list[dict], digits: int = 4) -> str:
+    """``rpdi eval`` on uncertain grades: per run, topic and measure the expectation over judgment
+    worlds, its standard deviation, the interval and how it was found (a sampled one with its
+    Monte Carlo standard error)."""
+    table = [["run", "topic", "measure", "expected", "sd", "interval", "path"]]
+    for r in rows:
+        path = r["path"] + (f" ±{number(r['error'], 2, 'significant')}" if r["path"] == "sampled" else "")
+        table.append([r["run"], r["topic"], r["measure"], number(r["value"], digits), number(r["sd"], digits),
+                      f"[{number(r['low'], digits)}, {number(r['high'], digits)}]", path])
+    return align(table) + ("\nexpected: the mean over judgment worlds (each document's grade drawn from its "
+                           "distribution); interval: their central 95%; path: exact (enumeration, linear, "
+                           "exact moments) or sampled worlds ± the Monte Carlo standard error\n")
+
+
+def worlds_compare_table(records: list[dict], digits: int = 4) -> str:
+    """``rpdi compare`` over judgment worlds: per pair, the difference on the most probable
+    grades, then its expectation over worlds, sd and interval, and P(B beats A)."""
+    table = [["run_a", "run_b", "measure", "diff (most probable)", "E[diff]", "sd", "interval", "P(B beats A)",
+              "path"]]
+    for r in records:
+        beats = number(r["p_b_beats"], digits)
+        if r["p_error"]:
+            beats += f" ±{number(r['p_error'], 2, 'significant')}"
+        table.append([r["run_a"], r["run_b"], r["measure"], number(r["diff"], digits),
+                      number(r["worlds_diff"], digits), number(r["worlds_sd"], digits),
+                      f"[{number(r['worlds_low'], digits)}, {number(r['worlds_high'], digits)}]", beats,
+                      r["worlds_path"]])
+    return ("over judgment worlds (each document's grade drawn from its distribution; only the judgments' "
+            "uncertainty, the topics as given):\n" + align(table) +
+            "P(B beats A) from drawn worlds ± its Monte Carlo error; 0 or 1 from N drawn worlds: below 3/N, or "
+            "above 1 - 3/N (95%)\n")
+
+
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
 
 

@@ -10,13 +10,16 @@ from rpdi.metrics.errors import InputError
 from rpdi.metrics.diversity import diversity_rankings
 from rpdi.metrics.evaluate import load_diversity_qrels, load_intents, load_qrels, load_runs
 from rpdi.metrics.rankings import build_rankings
+from rpdi.metrics.tie_scores import check_ties
+from rpdi.metrics.ties import reorderings
+from rpdi.metrics.uncertain import UncertainQrels
+from rpdi.metrics.uncertain_eval import is_uncertain, judgments
 from rpdi.simulate.confirm import confirmation
 from rpdi.simulate.exact_checks import reading_cells
 from rpdi.simulate.settings import check_settings
 from rpdi.simulate.three_way import three_way
 from rpdi.simulate.verdict import ALPHA, verdict
-from rpdi.metrics.tie_scores import check_ties
-from rpdi.metrics.ties import reorderings
+from rpdi.simulate.worlds import simulate_worlds
 from rpdi.usermodels import BrowsingModel, model_for
 from rpdi.usermodels.tie_orders import TieOrders, population_rate
 
@@ -59,12 +62,24 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
     without ``ties``, number for number; in a collection with ties, its rankings without any draw
     from the mixture's streams), and every record has ``population_rate``, for a rate
     aggregation the rate of the whole population whose orders are random (sum E[G] / sum E[N] over
-    orders) beside ``exact``, the mean over orders of each order's rate (None otherwise)."""
+    orders) beside ``exact``, the mean over orders of each order's rate (None otherwise). Qrels
+    with grade distributions are simulated over judgment worlds
+    (:func:`simulate.worlds.simulate_worlds`)."""
     check_settings(dict(users=users, seed=seed, engine=engine, convention=convention, topics=topics,
                         target_stderr=target_stderr, max_users=max_users, force=force))
     if not 0 < alpha < 1:
         raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
     check_ties(ties, ("trec_eval", "expected"), "ties (simulate)")
+    if is_uncertain(qrels) and isinstance(judgments(qrels), UncertainQrels):  # over judgment worlds
+        if intents is not None:
+            raise InputError("intents: not with uncertain grades (diversity qrels have no grade distributions yet)")
+        if ties != "trec_eval":
+            raise InputError(f"ties {ties}: not with uncertain grades yet")
+        records, checked = simulate_worlds(qrels, runs, measures, users=users, seed=seed, engine=engine,
+                                           per_topic=per_topic, convention=convention, topics=topics,
+                                           target_stderr=target_stderr, max_users=max_users, progress=progress,
+                                           alpha=alpha, force=force)
+        return (records, checked) if with_verdict else records
     models = [model_for(m) for m in measures]
     diversity = any(m.measure.spec.intents for m in models)
     qrels, runs, rankings = collection_rankings(qrels, runs, topics, diversity, intents)

@@ -26,11 +26,15 @@ from rpdi.usermodels import exact
 
 def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic: bool,
               convention: str, target_stderr: float | None, max_users: int,
-              progress: bool = False, force: bool = False) -> tuple[list[dict], list, list[Cell]]:
+              progress: bool = False, force: bool = False, closed: list[Score] | None = None
+              ) -> tuple[list[dict], list, list[Cell]]:
     """:func:`simulate.api.simulate` on built :class:`metrics.rankings.Rankings` and models; also
-    returns each model's :class:`usermodels.exact.Expectations` and the verdict's cells."""
-    closed = [compute(rankings, [model.measure])[0] if model.measure.spec.method == "closed_form"
-              else Score(np.full(rankings.present.shape, np.nan)) for model in models]
+    returns each model's :class:`usermodels.exact.Expectations` and the verdict's cells.
+    ``closed``: each model's closed-form values, where they are not its measure's on the rankings
+    (over judgment worlds: :mod:`simulate.worlds`)."""
+    if closed is None:
+        closed = [compute(rankings, [model.measure])[0] if model.measure.spec.method == "closed_form"
+                  else Score(np.full(rankings.present.shape, np.nan)) for model in models]
     records, cells = [], []
     sampling = bool(users or target_stderr)
     expectations = [exact(model, rankings, convention) for model in models]

@@ -9,7 +9,10 @@ is: ``method`` is ``closed_form`` or ``exact``.
 
 :func:`evaluate` and :func:`score` are :func:`metrics.evaluate` and :func:`metrics.score` that
 also take a model of one's own by name (``path.py:Class(...)``, ``package.module:Class(...)``),
-as a class or as an instance.
+as a class or as an instance. Qrels with grade distributions (a file with ``grade:probability``
+pairs, ``{topic: {docno: {grade: probability}}}``, :class:`metrics.uncertain.UncertainQrels`) are
+evaluated over judgment worlds by :func:`metrics.uncertain_eval.evaluate` (its options, records
+with the expectation, sd, interval and path); every grade certain, they are ordinary qrels.
 
 >>> from rpdi.usermodels.examples.two_strikes import TwoStrikes
 >>> score(TwoStrikes(n=2), [1, 0, 0, 1])  # reads 3 documents, gains 1: E[G]/E[N]
@@ -24,6 +27,8 @@ from rpdi.metrics import evaluate as metrics_evaluate
 from rpdi.metrics import score as metrics_score
 from rpdi.metrics.ir_measures_names import ir_measures_text
 from rpdi.metrics.measures.registry import Measure
+from rpdi.metrics.uncertain import UncertainQrels
+from rpdi.metrics.uncertain_eval import evaluate as evaluate_worlds, is_uncertain, judgments
 from rpdi.usermodels.base import BrowsingModel
 from rpdi.usermodels.plugin import is_plugin, load_plugin
 
@@ -49,7 +54,12 @@ def resolve(measure, base: str | None = None):
 
 @functools.wraps(metrics_evaluate)
 def evaluate(qrels, runs, measures, **options) -> list[dict]:
-    return metrics_evaluate(qrels, runs, [resolve(m) for m in measures], **options)
+    measures = [resolve(m) for m in measures]
+    if is_uncertain(qrels):  # grade distributions: scores over judgment worlds
+        qrels = judgments(qrels)
+        if isinstance(qrels, UncertainQrels):
+            return evaluate_worlds(qrels, runs, measures, **options)
+    return metrics_evaluate(qrels, runs, measures, **options)
 
 
 @functools.wraps(metrics_score)

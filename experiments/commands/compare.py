@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from rpdi.experiments import compare_plots
+from rpdi.experiments.commands import worlds
 from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
 from rpdi.experiments.commands.outputs import check_writable
 from rpdi.experiments.compare import (FIELDS, INTENT_FIELDS, POWER_FIELDS, TIE_FIELDS, USER_FIELDS, compare,
@@ -13,6 +14,7 @@ from rpdi.experiments.formats import (compare_table, compare_tie_table, format_r
                                       to_json)
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import expand
+from rpdi.metrics.uncertain import UncertainQrels
 from rpdi.simulate.settings import check_settings
 
 
@@ -25,9 +27,15 @@ def run(args) -> str:
     check_writable(args.plots, "--plots", directory=True)
     topics = args.topics or "qrels"
     diversity = args.intents is not None or any(m.spec.intents for m in expand(measures))
-    qrels, runs = collection(args, topics, diversity=diversity)
+    judged = worlds.judgments(args)  # uncertain grades: over judgment worlds
+    qrels, runs = collection(args, topics, diversity=diversity, qrels=judged)
     tests = dict(test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
                  seed=args.seed, interval=args.interval, topics=topics, intents=args.intents, ties=args.ties)
+    if isinstance(judged, UncertainQrels):
+        if args.ties != "trec_eval":
+            raise InputError(f"--ties {args.ties}: not with uncertain grades yet")
+        return worlds.compare(args, measures, qrels, runs, topics,
+                              {k: v for k, v in tests.items() if k not in ("topics", "intents", "ties")})
     records, per_intent = compare(qrels, runs, measures, baseline=args.baseline, users=args.users,
                                   convention=args.convention, force=args.force, by_intent=True, **tests)
     power = None

@@ -3,10 +3,12 @@ expectation), as a table, CSV, JSON or trec_eval's lines."""
 
 from __future__ import annotations
 
+from rpdi.experiments.commands import worlds
 from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
 from rpdi.experiments.formats import format_eval
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import evaluate, expand, trec_report
+from rpdi.metrics.uncertain import UncertainQrels
 
 
 def run(args) -> str:
@@ -14,8 +16,14 @@ def run(args) -> str:
     measures = resolved_measures(names)
     parsed = expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
     topics = "qrels" if args.all_topics else args.topics or ("intersection" if args.format == "trec" else "qrels")
+    judged = worlds.judgments(args)  # uncertain grades: over judgment worlds
     # intents given: diversity qrels, even if no measure reads them (evaluate then says so)
-    qrels, runs = collection(args, topics, diversity=any(m.spec.intents for m in parsed) or args.intents is not None)
+    qrels, runs = collection(args, topics, diversity=any(m.spec.intents for m in parsed) or args.intents is not None,
+                             qrels=judged)
+    if isinstance(judged, UncertainQrels):
+        if args.ties != "trec_eval":
+            raise InputError(f"--ties {args.ties}: not with uncertain grades yet")
+        return worlds.evaluate(args, measures, qrels, runs, topics)
     options = dict(topics=topics, compat=args.compat, max_docs=args.max_docs, judged_only=args.judged_only,
                    relevance_level=args.relevance_level, intents=args.intents, ties=args.ties)
     try:

@@ -8,16 +8,18 @@ from rpdi.experiments.overlap import check_overlap
 from rpdi.metrics.errors import InputError
 
 
-def collection(args, topics: str, diversity: bool = False):
+def collection(args, topics: str, diversity: bool = False, qrels=None):
     """The qrels and runs named on the command line, read once (with lengths if given); a run
     that shares no topic with the qrels is named (:func:`check_overlap`; ``topics``: the
     topics the command averages over). With ``diversity`` the qrels are read as diversity qrels
-    (``topic subtopic docno judgment``, :mod:`metrics.diversity`)."""
+    (``topic subtopic docno judgment``, :mod:`metrics.diversity`); ``qrels`` given: those, already
+    read (uncertain grades, :mod:`experiments.commands.worlds`)."""
     from rpdi.metrics import load_runs
     from rpdi.metrics.diversity import read_diversity_qrels
     from rpdi.metrics.trec import read_lengths, read_qrels, with_lengths
 
-    qrels = read_diversity_qrels(args.qrels) if diversity else read_qrels(args.qrels)
+    if qrels is None:
+        qrels = read_diversity_qrels(args.qrels) if diversity else read_qrels(args.qrels)
     runs = load_runs(named_runs(args.runs))
     check_overlap(qrels, runs, topics, args.qrels, f"rpdi {args.command}")
     if args.doc_lengths:

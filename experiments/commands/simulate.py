@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rpdi.experiments.commands import worlds
 from rpdi.experiments.commands.inputs import collection, measure_names
 from rpdi.experiments.formats import SIMULATE_FIELDS, cap_lines, format_records, tie_rate_lines
 from rpdi.experiments.report import Summary
@@ -18,7 +19,8 @@ def run(args) -> Summary:
     names = measure_names(args)
     topics = args.topics or "qrels"
     diversity = args.intents is not None or any(model_for(m).measure.spec.intents for m in names)
-    qrels, runs = collection(args, topics, diversity=diversity)
+    judged = worlds.judgments(args)  # uncertain grades: users over judgment worlds (rpdi.simulate takes them)
+    qrels, runs = collection(args, topics, diversity=diversity, qrels=judged)
     capped = args.target_stderr is not None  # the per-topic records say where --max-users bound
     try:
         records, verdict = simulate(qrels, runs, names, users=args.users, seed=args.seed,

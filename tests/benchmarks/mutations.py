@@ -16,7 +16,9 @@ never counted as a catch. The unmutated copy must agree first.
 The diversity users' mutations (``DIVERSITY``) run another job instead, ``DIVERSITY_JOB``:
 rpdi.simulate on a synthetic diversity collection with ndeval's measures and intent-aware users,
 its verdict judged the same way; the tie-order users' mutations (``TIES``) run ``TIES_JOB``,
-rpdi.simulate with ``ties="expected"`` on a small collection with tied pairs.
+rpdi.simulate with ``ties="expected"`` on a small collection with tied pairs; the mutations of
+the users over uncertain grades (``UNCERTAIN``) run ``UNCERTAIN_JOB``: rpdi.simulate over the judgment
+worlds of a small synthetic collection.
 """
 
 from __future__ import annotations
@@ -114,11 +116,42 @@ MUTATIONS = {
          "v = np.minimum(np.searchsorted(cum, np.full(users, rng.random()) * cum[-1]")]),
     "tie-orders-one-left-out": ("usermodels/tie_orders.py", [  # users and their exact value miss an order
         ("weights[s, t, :len(p)] = 1.0", "weights[s, t, :len(p) - 1] = 1.0")]),
+    # the users over uncertain grades, run on a small collection of grade distributions (UNCERTAIN_JOB)
+    "uncertain-grades-paired-with-reversed-probabilities": ("usermodels/uncertain_user.py", [
+        ("self.table_prob = np.concatenate([q.probs,", "self.table_prob = np.concatenate([q.probs[:, ::-1],")]),
 }
 # mutations judged on the diversity job rather than validate_core (which reads no subtopics)
 DIVERSITY = {"novelty-counted-after-the-document", "intent-probabilities-not-normalised"}
 # mutations judged on the ties job
 TIES = {"tie-order-drawn-once-per-ranking", "tie-orders-one-left-out"}
+# mutations judged on the uncertain-grades job (validate_core's qrels have one grade per document)
+UNCERTAIN = {"uncertain-grades-paired-with-reversed-probabilities"}
+# the uncertain-grades job: 30 topics of 6 documents, 3 of them with 2-3 grades of random probabilities,
+# two runs; rpdi.simulate over judgment worlds (closed forms' expectations enumerated, users each in a
+# world of their own), its verdict written as verdict.json, exit 1 on disagreement
+UNCERTAIN_JOB = """
+import json, os, sys
+import numpy as np
+from rpdi.metrics.uncertain import uncertain_from_dict
+from rpdi.simulate.api import simulate
+rng = np.random.default_rng(11)
+qrels, runs = {}, {"a": {}, "b": {}}
+for t in (f"t{i}" for i in range(30)):
+    docs = [f"{t}d{i}" for i in range(6)]
+    qrels[t] = {d: ({float(g): float(p) for g, p in zip(rng.choice(4, size=int(rng.integers(2, 4)), replace=False),
+                                                           rng.dirichlet(np.ones(3)))} if i < 3 else int(rng.integers(0, 4)))
+                for i, d in enumerate(docs)}
+    qrels[t] = {d: ({g: p / sum(v.values()) for g, p in v.items()} if isinstance(v, dict) else v) for d, v in qrels[t].items()}
+    for r in runs:
+        runs[r][t] = {d: float(6 - k) for k, d in enumerate(rng.permutation(docs))}
+measures = ["RR", "ERR@5", "DCG@5", "RR2", "RBP(p=0.8)", "P@3"]
+_, verdict = simulate(uncertain_from_dict(qrels), runs, measures, users=int(sys.argv[2]), seed=20260101,
+                      with_verdict=True)
+os.makedirs(sys.argv[1], exist_ok=True)
+with open(os.path.join(sys.argv[1], "verdict.json"), "w") as fh:
+    json.dump(verdict.as_dict(), fh)
+sys.exit(verdict.status)
+"""
 # the diversity job: ndeval's measures and intent-aware users on a synthetic diversity collection with
 # ndeval's uniform intents, rpdi.simulate's verdict written as verdict.json, exit 1 on disagreement
 DIVERSITY_JOB = """
@@ -165,8 +198,8 @@ def plantings(name: str) -> list[tuple[str, list]]:
 
 
 def job_of(name: str) -> str | None:
-    """The job a mutation is judged on: "diversity", "ties", or None (the config)."""
-    return "diversity" if name in DIVERSITY else "ties" if name in TIES else None
+    """The job a mutation is judged on: "diversity", "ties", "uncertain", or None (the config)."""
+    return "diversity" if name in DIVERSITY else "ties" if name in TIES else "uncertain" if name in UNCERTAIN else None
 
 
 def copy_package(dest: str) -> str:
@@ -190,13 +223,13 @@ def mutate(package: str, file: str, edits) -> None:
 
 
 def run_default_job(dest: str, config: str, job: str | None = None, users: int = 5000) -> tuple[str, str, float]:
-    """Run the job on the copy in ``dest`` (``job`` "diversity" or "ties": that job with ``users``
+    """Run the job on the copy in ``dest`` (``job`` "diversity", "ties" or "uncertain": that job with ``users``
     per ranking; None: the config); returns (outcome, why, seconds), see :func:`outcome`."""
     env = dict(os.environ, PYTHONPATH=dest + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = os.path.join(dest, "out")
     started = time.perf_counter()
     if job is not None:
-        argv = [sys.executable, "-c", {"diversity": DIVERSITY_JOB, "ties": TIES_JOB}[job], out, str(users)]
+        argv = [sys.executable, "-c", {"diversity": DIVERSITY_JOB, "ties": TIES_JOB, "uncertain": UNCERTAIN_JOB}[job], out, str(users)]
     else:
         argv = [sys.executable, "-c", "import sys; from rpdi.experiments.cli import main; "
                 "sys.exit(main(sys.argv[1:]))", "run", config, "--out", out, "--fresh"]
