@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from dataclasses import replace
+
 from rpdi.metrics.errors import InputError
 from rpdi.usermodels.base import Branch, BrowsingModel
+from rpdi.usermodels.exact import exact
 
 
 class SessionUser(BrowsingModel):
@@ -29,6 +32,13 @@ class SessionUser(BrowsingModel):
 
     horizon = 1 << 40  # every user stops by its session's last rank
     width: int | None = None  # ranks per turn, from the session rankings the model meets
+
+    @classmethod
+    def declaration(cls):
+        """As :meth:`BrowsingModel.declaration`; a session user of one's own declares a session
+        measure whose cutoff is the ranks read per turn."""
+        spec = super().declaration()
+        return spec if spec.session else replace(spec, session=True, passes_cutoff=True)
 
     def layout(self, view) -> np.ndarray:
         """The (Σ,) turns of the sessions of ``view``; binds ``width`` to its rankings'."""
@@ -73,3 +83,26 @@ class SessionUser(BrowsingModel):
         return [Branch(np.where(reading, down, 1.0), gain, True, np.where(reading, 2 * turns, state), on),
                 Branch(on * nxt, gain, True, 2 * turns + 1),
                 Branch(on * stop, gain, False)]
+
+
+def turns_reached(model: SessionUser, rankings, convention: str = "unknown") -> np.ndarray:
+    """(S, Σ, Q) the probability that turn q is the last a user of ``model`` reads, per run and
+    session of the :class:`metrics.sessions.SessionRankings` (0 past a session's last turn;
+    NaN where the user is undefined), from the exact evaluator's stopping distribution: a user
+    who stops at rank i of the laid-out session last read turn (i - 1) // width + 1.
+
+    >>> import numpy as np
+    >>> from rpdi.metrics.rankings import Rankings
+    >>> from rpdi.metrics.sessions import session_rankings, sessions_from_ids
+    >>> from rpdi.usermodels.srbp import SessionRBP
+    >>> r = Rankings.of_grades(np.zeros((1, 2, 1)), np.zeros((2, 1)), [1, 1], 1.0,
+    ...                        topics=np.array(["s_1", "s_2"], dtype=object))
+    >>> turns_reached(SessionRBP(p=0.5, b=0.5), session_rankings(r, sessions_from_ids(r.topics))).round(4).tolist()
+    [[[0.6667, 0.3333]]]
+    """
+    stop = exact(model, rankings, convention).stop
+    width, Q = model.width, len(rankings.turn_topics[0])
+    stop = np.pad(stop, [(0, 0), (0, 0), (0, max(Q * width - stop.shape[-1], 0))])[..., :Q * width]
+    total = stop.sum(-1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        return np.where(total > 0, stop.reshape(stop.shape[:2] + (Q, width)).sum(-1) / total, np.nan)

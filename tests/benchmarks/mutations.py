@@ -107,9 +107,14 @@ MUTATIONS = {
                                    "np.where(relevant, 1.0, 0.0)")]),
         ("usermodels/mixture.py", [("return np.where(total > 0, w / np.where(total > 0, total, 1.0), 0.0)",
                                     "return np.where(total > 0, w, 0.0)")])],
+    # the session users, run on the bundled CAsT 2021 conversations (SESSION_JOB)
+    "session-next-query-entered-at-its-second-document": ("usermodels/session.py", [
+        ("reading = state // 2, (state % 2 == 0) | (rank == 1)", "reading = state // 2, (state % 2 == 0) | (rank == 2)")]),
 }
 # mutations judged on the diversity job rather than validate_core (which reads no subtopics)
 DIVERSITY = {"novelty-counted-after-the-document", "intent-probabilities-not-normalised"}
+# mutations judged on the session job (the session users read conversations, not single rankings)
+SESSIONS = {"session-next-query-entered-at-its-second-document"}
 # the diversity job: ndeval's measures and intent-aware users on a synthetic diversity collection with
 # ndeval's uniform intents, rpdi.simulate's verdict written as verdict.json, exit 1 on disagreement
 DIVERSITY_JOB = """
@@ -125,6 +130,26 @@ with open(os.path.join(sys.argv[1], "verdict.json"), "w") as fh:
     json.dump(verdict.as_dict(), fh)
 sys.exit(verdict.status)
 """
+
+
+# the session job: sRBP's and sDCG's users on the bundled CAsT 2021 runs' conversations (the topic
+# ids' turns), rpdi.simulate's verdict written as verdict.json, exit 1 on disagreement
+SESSION_JOB = """
+import json, os, sys
+from rpdi.experiments.bundled import CAST2021_QRELS, cast2021_runs
+from rpdi.simulate.api import simulate_sessions
+_, verdict = simulate_sessions(CAST2021_QRELS, cast2021_runs(), ["sRBP(p=0.8,b=0.6)@10", "sDCG@10", "sRBP(p=0.9,b=0.3)@20"],
+                               users=int(sys.argv[2]), seed=20260101, with_verdict=True)
+os.makedirs(sys.argv[1], exist_ok=True)
+with open(os.path.join(sys.argv[1], "verdict.json"), "w") as fh:
+    json.dump(verdict.as_dict(), fh)
+sys.exit(verdict.status)
+"""
+
+
+def job_of(name: str) -> str | None:
+    """The job a mutation is judged on: "diversity", "sessions" or None (validate_core)."""
+    return "diversity" if name in DIVERSITY else "sessions" if name in SESSIONS else None
 
 
 def plantings(name: str) -> list[tuple[str, list]]:
@@ -153,14 +178,14 @@ def mutate(package: str, file: str, edits) -> None:
         fh.write(text)
 
 
-def run_default_job(dest: str, config: str, diversity: bool = False, users: int = 5000) -> tuple[str, str, float]:
-    """Run the job on the copy in ``dest`` (the diversity job with ``users`` per ranking if
-    ``diversity``); returns (outcome, why, seconds), see :func:`outcome`."""
+def run_default_job(dest: str, config: str, job: str | None = None, users: int = 5000) -> tuple[str, str, float]:
+    """Run the job on the copy in ``dest`` (the diversity or session job with ``users`` per
+    ranking if ``job`` names it, else validate_core); returns (outcome, why, seconds), see :func:`outcome`."""
     env = dict(os.environ, PYTHONPATH=dest + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = os.path.join(dest, "out")
     started = time.perf_counter()
-    if diversity:
-        argv = [sys.executable, "-c", DIVERSITY_JOB, out, str(users)]
+    if job is not None:
+        argv = [sys.executable, "-c", {"diversity": DIVERSITY_JOB, "sessions": SESSION_JOB}[job], out, str(users)]
     else:
         argv = [sys.executable, "-c", "import sys; from rpdi.experiments.cli import main; "
                 "sys.exit(main(sys.argv[1:]))", "run", config, "--out", out, "--fresh"]
@@ -229,12 +254,12 @@ def main() -> int:
     users = 1000 if args.quick else 5000
     with tempfile.TemporaryDirectory() as base:
         config = quick_config(base) if args.quick else "validate_core"
-        jobs = sorted({name in DIVERSITY for name in names})  # the unmutated copy must agree on each job run
-        for diversity in [] if args.skip_clean else jobs:
+        jobs = sorted({job_of(name) or "" for name in names})  # the unmutated copy must agree on each job run
+        for job in [] if args.skip_clean else jobs:
             with tempfile.TemporaryDirectory(dir=base) as dest:
                 copy_package(dest)
-                label, why, seconds = run_default_job(dest, config, diversity, users)
-            what = "(no mutation, diversity job)" if diversity else "(no mutation)"
+                label, why, seconds = run_default_job(dest, config, job or None, users)
+            what = f"(no mutation, {job} job)" if job else "(no mutation)"
             print(f"{what:30s} {label:8s} {seconds:5.1f}s  {why}", flush=True)
             if label != "agree":
                 print("the unmutated package does not agree: mutation results would mean nothing")
@@ -244,7 +269,7 @@ def main() -> int:
                 package = copy_package(dest)
                 for file, edits in plantings(name):
                     mutate(package, file, edits)
-                label, why, seconds = run_default_job(dest, config, name in DIVERSITY, users)
+                label, why, seconds = run_default_job(dest, config, job_of(name), users)
             label = {"disagree": "caught", "agree": "MISSED", "error": "error"}[label]
             counts[label] += 1
             print(f"{name:30s} {label:8s} {seconds:5.1f}s  {why}", flush=True)
