@@ -21,7 +21,7 @@ class SessionDCG(SessionUser):
     def gains(self, grade, view):
         return np.maximum(grade, 0.0)
 
-    def moves(self, turn, rank):
+    def moves(self, turn, rank, at):
         d = rank_discount(rank + 1, self.b)
         w = query_discount(turn + 1, self.bq)
         down = d[rank] / d[rank - 1] if rank < self.width else 0.0

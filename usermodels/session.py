@@ -10,8 +10,9 @@ again at the next turn's first rank. So its time (the ``cost``) counts the docum
 its depth N is its place in the laid-out session, the documents passed over included. Past the
 last turn's last rank nobody reads on.
 
-A subclass says, for a user reading rank i of turn q (``moves``), the probabilities of going
-down and of moving to the next query (the rest stops); the last rank's going down and the last
+A subclass says, for a user reading rank i of turn q (``moves``, which also sees what the user
+meets there, an :class:`usermodels.base.At`), the probabilities of going down and of moving to
+the next query (the rest stops); the last rank's going down and the last
 turn's moving on are refused by this class (the user stops instead).
 """
 
@@ -28,7 +29,7 @@ from rpdi.usermodels.exact import exact
 
 class SessionUser(BrowsingModel):
     """Base class of session users (see the module's docstring): subclasses define
-    ``moves(turn, rank)`` -> (down, next) for a reading user, turn and rank from 1."""
+    ``moves(turn, rank, at)`` -> (down, next) for a reading user, turn and rank from 1."""
 
     horizon = 1 << 40  # every user stops by its session's last rank
     width: int | None = None  # ranks per turn, from the session rankings the model meets
@@ -64,7 +65,7 @@ class SessionUser(BrowsingModel):
         p[:, np.arange(len(turns)), 2 * turns] = 1.0
         return p
 
-    def moves(self, turn: int, rank: int) -> tuple:
+    def moves(self, turn: int, rank: int, at) -> tuple:
         raise NotImplementedError
 
     def position(self, rank: int) -> tuple[int, int]:
@@ -74,7 +75,7 @@ class SessionUser(BrowsingModel):
     def step(self, state, at):
         turn, rank = self.position(at.rank)
         turns, reading = state // 2, (state % 2 == 0) | (rank == 1)
-        down, nxt = self.moves(turn, rank)
+        down, nxt = self.moves(turn, rank, at)
         down = down if rank < self.width else 0.0
         nxt = np.where(turn < turns, nxt, 0.0)
         stop = np.maximum(1.0 - down - nxt, 0.0)
@@ -106,3 +107,11 @@ def turns_reached(model: SessionUser, rankings, convention: str = "unknown") -> 
     total = stop.sum(-1, keepdims=True)
     with np.errstate(invalid="ignore"):
         return np.where(total > 0, stop.reshape(stop.shape[:2] + (Q, width)).sum(-1) / total, np.nan)
+
+
+def mean_turns_reached(reached: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """(S, Q) each run's distribution of the turn reached over its sessions taking part
+    (``reached`` from :func:`turns_reached`, ``present`` (S, Σ)): a session drawn uniformly,
+    then a user."""
+    ok = present & np.isfinite(reached).all(-1)
+    return np.where(ok[..., None], reached, 0.0).sum(1) / np.maximum(ok.sum(1), 1)[:, None]

@@ -19,7 +19,7 @@ class SessionRBP(SessionUser):
     def gains(self, grade, view):
         return (1 - self.p) * super().gains(grade, view)
 
-    def moves(self, turn, rank):
+    def moves(self, turn, rank, at):
         p, b = self.p, self.b
         if rank < self.width:
             return b * p, (1 - b) * p

@@ -119,7 +119,7 @@ class Patient(SessionUser):
     parameters = {"p": 0.7}
     aggregation = "total"
 
-    def moves(self, turn, rank):
+    def moves(self, turn, rank, at):
         return (self.p, 1 - self.p) if rank < self.width else (0.0, 1.0)
 
 
@@ -131,7 +131,7 @@ class Patient(SessionUser):
     parameters = {"p": 0.7}
     aggregation = "total"
 
-    def moves(self, turn, rank):
+    def moves(self, turn, rank, at):
         return (self.p, 1 - self.p) if rank < self.width else (0.0, 1.0)
 """
 
@@ -162,3 +162,45 @@ def test_a_session_user_of_ones_own(tmp_path, write_trec, write):
 def test_session_user_needs_sessions():
     with pytest.raises(InputError, match="a session user; give the sessions"):
         exact(model_for("sRBP@3"), _random(0))
+
+
+def conversation_by_definition(turns, p):
+    """The Conversation user's expected total gain and turn reached, enumerated: the user enters
+    turn 1; at rank i it reads gain r, is answered with probability r (next turn, or the end
+    after the last turn), else reads on with p (at the turn's last rank: gives up)."""
+    value, reached = 0.0, np.zeros(len(turns))
+    enter = 1.0
+    for q, turn in enumerate(turns):
+        here, answered = enter, 0.0
+        for i, r in enumerate(turn):
+            value += here * r
+            answered += here * r
+            here *= (1 - r) * (p if i + 1 < len(turn) else 0.0)
+        reached[q] = enter - (answered if q + 1 < len(turns) else 0.0)
+        enter = answered
+    return value, reached
+
+
+def test_conversation_user_against_its_definition():
+    from rpdi.usermodels.conversation import Conversation
+
+    rankings = _random(8)
+    laid = session_rankings(rankings, sessions_from_ids(rankings.topics), 5)
+    model = Conversation(p=0.75, cutoff=5)
+    expected = exact(model, laid)
+    reached = turns_reached(model, laid)
+    gains = laid.grid(laid.grade) / 3.0
+    for s in range(gains.shape[0]):
+        for x, n in enumerate(laid.turns):
+            value, turn = conversation_by_definition(gains[s, x, :n].tolist(), 0.75)
+            assert expected.value[s, x] == pytest.approx(value, rel=1e-12)
+            np.testing.assert_allclose(reached[s, x, :n], turn, rtol=1e-12, atol=1e-15)
+    assert np.ptp(reached[:, 0], axis=0).max() > 0  # systems differ in how far their users get
+
+
+def test_conversation_users_agree_on_cast():
+    from rpdi.usermodels.conversation import Conversation
+
+    _, verdict = simulate_sessions(CAST2021_QRELS, cast2021_runs()[:2], [Conversation(p=0.8, cutoff=10)],
+                                   users=2000, seed=8, with_verdict=True)
+    assert verdict.status == 0, verdict.failures
