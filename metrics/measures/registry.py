@@ -235,6 +235,8 @@ def intent_aware_spec(name: str, measures: dict[str, MeasureSpec]) -> MeasureSpe
     """
     if not name.endswith(IA_SUFFIX) or name[:-len(IA_SUFFIX)] not in measures:
         return None
+    if measures[name[:-len(IA_SUFFIX)]].session:  # a session's turns with intents: not defined here
+        return None
     from rpdi.metrics.measures.diversity_ia import intent_aware
 
     base = measures[name[:-len(IA_SUFFIX)]]

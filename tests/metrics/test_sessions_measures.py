@@ -111,3 +111,8 @@ def test_session_measure_needs_sessions():
         session_score(parse_measure("RBP@5"), rankings, sessions)
     with pytest.raises(InputError, match=r"sDCG@4: the session rankings were laid out 5 ranks per turn"):
         parse_measure("sDCG@4").compute(View(session_rankings(rankings, sessions, 5)))
+
+
+def test_session_measures_have_no_intent_aware_form():
+    with pytest.raises(InputError, match="unknown measure 'sRBP-IA'"):
+        parse_measure("sRBP-IA@10")
