@@ -204,3 +204,23 @@ def test_conversation_users_agree_on_cast():
     _, verdict = simulate_sessions(CAST2021_QRELS, cast2021_runs()[:2], [Conversation(p=0.8, cutoff=10)],
                                    users=2000, seed=8, with_verdict=True)
     assert verdict.status == 0, verdict.failures
+
+
+def test_per_session_outcome_distributions():
+    """The session users are plain browsing models on the laid-out sessions, so rpdi compare's
+    outcome distributions (simulate.experience) come per session as they come per topic: each
+    distribution's mean is the exact value, and its support the totals a user can gather."""
+    from rpdi.simulate.experience import outcome_distributions
+    from rpdi.simulate.ranking import rankings_for
+
+    rankings = _random(9)
+    laid = session_rankings(rankings, sessions_from_ids(rankings.topics), 3)
+    model = model_for("sRBP(p=0.8,b=0.6)@3")
+    rows = rankings_for(model, View(laid, model.k), "unknown")
+    keys = sorted(rows)
+    dists = outcome_distributions(model, [rows[k] for k in keys])
+    assert dists is not None
+    expected = exact(model, laid)
+    for (s, x), (values, mass) in zip(keys, dists):
+        assert mass.sum() == pytest.approx(1.0, abs=1e-9)
+        assert (values * mass).sum() == pytest.approx(expected.value[s, x], rel=1e-9, abs=1e-12)
