@@ -20,7 +20,7 @@ from rpdi.simulate.settings import check_settings
 from rpdi.simulate.three_way import three_way
 from rpdi.simulate.verdict import ALPHA, verdict
 from rpdi.simulate.worlds import simulate_worlds
-from rpdi.usermodels import BrowsingModel, model_for
+from rpdi.usermodels import BrowsingModel, exact, model_for
 from rpdi.usermodels.tie_orders import TieOrders, population_rate
 
 
@@ -121,3 +121,46 @@ def _population_rates(records: list[dict], models: list, expectations: list, ran
             r["population_rate"] = float(rate[s, topics[r["topic"]]])
         elif defined[s].any():
             r["population_rate"] = float(rate[s][defined[s]].mean())
+
+
+def simulate_sessions(qrels, runs, measures, sessions=None, *, users: int = 10_000, seed: int = 0,
+                      engine: str = "vector", per_topic: bool = False, convention: str = "unknown",
+                      topics: str = "qrels", target_stderr: float | None = None, max_users: int = 10_000_000,
+                      progress: bool = False, alpha: float = ALPHA, with_verdict: bool = False, force: bool = False):
+    """:func:`simulate` of session measures (sRBP, sDCG, a session user of one's own) over
+    sessions: ``sessions`` a session file, a :class:`metrics.sessions.Sessions`, or None (the
+    qrels' topic ids as CAsT's SESSION_TURN). The records' ``topic`` is the session; a mean is
+    over sessions. Each measure reads its sessions laid out at its cutoff (else the longest
+    ranking) per turn."""
+    from rpdi.metrics.sessions import Sessions, read_sessions, session_rankings, session_width, sessions_from_ids
+
+    check_settings(dict(users=users, seed=seed, engine=engine, convention=convention, topics=topics,
+                        target_stderr=target_stderr, max_users=max_users, force=force))
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
+    models = [model_for(m) for m in measures]
+    qrels, runs, rankings = collection_rankings(qrels, runs, topics, False)
+    if sessions is None:
+        sessions = sessions_from_ids(rankings.topics)
+    elif not isinstance(sessions, Sessions):
+        sessions = read_sessions(sessions)
+    records, cells, laid_out = [], reading_cells(qrels, runs, rankings), {}
+    for model in models:
+        width = session_width(model.measure, rankings)
+        if width not in laid_out:
+            laid_out[width] = session_rankings(rankings, sessions, width)
+        recs, _, model_cells = three_way(
+            laid_out[width], [model], users=users, seed=seed, engine=engine, per_topic=per_topic,
+            convention=convention, target_stderr=target_stderr, max_users=max_users, progress=progress, force=force)
+        records += recs
+        cells += model_cells
+    if not with_verdict:
+        return records
+    by_measure = {m.measure.text: m for m in models}
+
+    def confirm(cell):
+        model = by_measure[cell.measure]
+        laid = laid_out[session_width(model.measure, rankings)]
+        return confirmation(laid, model, exact(model, laid, convention), cell, seed=seed, convention=convention)
+
+    return records, verdict(cells, alpha, confirm)

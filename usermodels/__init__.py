@@ -31,6 +31,8 @@ from rpdi.usermodels.rbp2 import RBP2
 from rpdi.usermodels.rr import ReciprocalRank
 from rpdi.usermodels.rr2 import RR2
 from rpdi.usermodels.scoring import evaluate, resolve, score
+from rpdi.usermodels.sdcg import SessionDCG
+from rpdi.usermodels.srbp import SessionRBP
 from rpdi.usermodels.set_measure import SET
 from rpdi.usermodels.tbg import TBG
 from rpdi.usermodels.umeasure import UMeasure
@@ -42,6 +44,8 @@ MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [
 ]}
 # the users of ndeval's diversity measures, which read the subtopics of diversity qrels
 DIVERSITY_MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [AlphaDCG, AlphaNDCG, NRBP, NNRBP]}
+# the users of the session measures, which read a session's turns end to end (metrics.sessions)
+SESSION_MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [SessionDCG, SessionRBP]}
 
 
 def model_for(measure, base: str | None = None) -> BrowsingModel:
@@ -66,12 +70,12 @@ def model_for(measure, base: str | None = None) -> BrowsingModel:
                          f"it can be evaluated (rpdi eval) but not simulated")
     if isinstance(m.spec.compute, ExactValue):  # declared by its model
         return m.spec.compute.model_class(m)
-    cls = MODELS.get(m.spec.name) or DIVERSITY_MODELS.get(m.spec.name)
+    cls = MODELS.get(m.spec.name) or DIVERSITY_MODELS.get(m.spec.name) or SESSION_MODELS.get(m.spec.name)
     if cls is None:
         raise InputError(f"measure {m.text!r}: {m.spec.name} has no browsing model; it can be "
                          f"evaluated (rpdi eval) but not simulated (see `rpdi models`)")
     return cls(m)
 
 
-__all__ = ["MODELS", "DIVERSITY_MODELS", "model_for", "evaluate", "score", "resolve", "exact", "Expectations", "AGGREGATIONS",
+__all__ = ["MODELS", "DIVERSITY_MODELS", "SESSION_MODELS", "model_for", "evaluate", "score", "resolve", "exact", "Expectations", "AGGREGATIONS",
            "CONVENTIONS", "BrowsingModel", "Branch", "At", "geometric"]

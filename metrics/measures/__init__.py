@@ -16,4 +16,4 @@ NaN; :mod:`metrics.evaluate` reports them as 0 (trec_eval) or null. The examples
 # `rpdi measures` (keep it when sorting imports).
 from rpdi.metrics.measures import (precision_recall, average_precision, reciprocal_rank, rprec,  # noqa: F401
                                    satisfaction, dcg, rbp, err, cwl, bpm, ift, umeasure, economic, tbg, counts,
-                                   bpref, utility, unjudged, trec_gain, rbo, agreement, diversity)
+                                   bpref, utility, unjudged, trec_gain, rbo, agreement, diversity, session)

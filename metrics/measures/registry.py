@@ -56,6 +56,7 @@ class MeasureSpec:
     model: bool = True  # False: no browsing model exists (bpref, infAP, ...; user_model says why)
     method: str = "closed_form"  # "exact": compute is a browsing model's exact expectation (no closed form)
     intents: bool = False  # reads the subtopics of diversity qrels (metrics.diversity)
+    session: bool = False  # reads a session's turns end to end (metrics.sessions.SessionRankings)
 
     def name_with_defaults(self) -> str:
         """The name with every parameter at its default: ``RBP(p=0.8, rel=None, max_rel=None)``
@@ -233,6 +234,8 @@ def intent_aware_spec(name: str, measures: dict[str, MeasureSpec]) -> MeasureSpe
     ('RBP-IA', True, ['p'])
     """
     if not name.endswith(IA_SUFFIX) or name[:-len(IA_SUFFIX)] not in measures:
+        return None
+    if measures[name[:-len(IA_SUFFIX)]].session:  # a session's turns with intents: not defined here
         return None
     from rpdi.metrics.measures.diversity_ia import intent_aware
 

@@ -18,7 +18,8 @@ rpdi.simulate on a synthetic diversity collection with ndeval's measures and int
 its verdict judged the same way; the tie-order users' mutations (``TIES``) run ``TIES_JOB``,
 rpdi.simulate with ``ties="expected"`` on a small collection with tied pairs; the mutations of
 the users over uncertain grades (``UNCERTAIN``) run ``UNCERTAIN_JOB``: rpdi.simulate over the judgment
-worlds of a small synthetic collection.
+worlds of a small synthetic collection; the session users' (``SESSIONS``) run ``SESSION_JOB``, the
+session users over the bundled CAsT 2021 conversations.
 """
 
 from __future__ import annotations
@@ -119,6 +120,9 @@ MUTATIONS = {
     # the users over uncertain grades, run on a small collection of grade distributions (UNCERTAIN_JOB)
     "uncertain-grades-paired-with-reversed-probabilities": ("usermodels/uncertain_user.py", [
         ("self.table_prob = np.concatenate([q.probs,", "self.table_prob = np.concatenate([q.probs[:, ::-1],")]),
+    # the session users, run on the bundled CAsT 2021 conversations (SESSION_JOB)
+    "session-next-query-entered-at-its-second-document": ("usermodels/session.py", [
+        ("reading = state // 2, (state % 2 == 0) | (rank == 1)", "reading = state // 2, (state % 2 == 0) | (rank == 2)")]),
 }
 # mutations judged on the diversity job rather than validate_core (which reads no subtopics)
 DIVERSITY = {"novelty-counted-after-the-document", "intent-probabilities-not-normalised"}
@@ -126,6 +130,8 @@ DIVERSITY = {"novelty-counted-after-the-document", "intent-probabilities-not-nor
 TIES = {"tie-order-drawn-once-per-ranking", "tie-orders-one-left-out"}
 # mutations judged on the uncertain-grades job (validate_core's qrels have one grade per document)
 UNCERTAIN = {"uncertain-grades-paired-with-reversed-probabilities"}
+# mutations judged on the session job (the session users read conversations, not single rankings)
+SESSIONS = {"session-next-query-entered-at-its-second-document"}
 # the uncertain-grades job: 30 topics of 6 documents, 3 of them with 2-3 grades of random probabilities,
 # two runs; rpdi.simulate over judgment worlds (closed forms' expectations enumerated, users each in a
 # world of their own), its verdict written as verdict.json, exit 1 on disagreement
@@ -191,6 +197,21 @@ sys.exit(verdict.status)
 """
 
 
+# the session job: sRBP's and sDCG's users on the bundled CAsT 2021 runs' conversations (the topic
+# ids' turns), rpdi.simulate's verdict written as verdict.json, exit 1 on disagreement
+SESSION_JOB = """
+import json, os, sys
+from rpdi.experiments.bundled import CAST2021_QRELS, cast2021_runs
+from rpdi.simulate.api import simulate_sessions
+_, verdict = simulate_sessions(CAST2021_QRELS, cast2021_runs(), ["sRBP(p=0.8,b=0.6)@10", "sDCG@10", "sRBP(p=0.9,b=0.3)@20"],
+                               users=int(sys.argv[2]), seed=20260101, with_verdict=True)
+os.makedirs(sys.argv[1], exist_ok=True)
+with open(os.path.join(sys.argv[1], "verdict.json"), "w") as fh:
+    json.dump(verdict.as_dict(), fh)
+sys.exit(verdict.status)
+"""
+
+
 def plantings(name: str) -> list[tuple[str, list]]:
     """The (file, edits) pairs of a mutation."""
     spec = MUTATIONS[name]
@@ -198,8 +219,9 @@ def plantings(name: str) -> list[tuple[str, list]]:
 
 
 def job_of(name: str) -> str | None:
-    """The job a mutation is judged on: "diversity", "ties", "uncertain", or None (the config)."""
-    return "diversity" if name in DIVERSITY else "ties" if name in TIES else "uncertain" if name in UNCERTAIN else None
+    """The job a mutation is judged on: "diversity", "ties", "uncertain", "sessions", or None (the config)."""
+    jobs = {"diversity": DIVERSITY, "ties": TIES, "uncertain": UNCERTAIN, "sessions": SESSIONS}
+    return next((job for job, names in jobs.items() if name in names), None)
 
 
 def copy_package(dest: str) -> str:
@@ -223,13 +245,15 @@ def mutate(package: str, file: str, edits) -> None:
 
 
 def run_default_job(dest: str, config: str, job: str | None = None, users: int = 5000) -> tuple[str, str, float]:
-    """Run the job on the copy in ``dest`` (``job`` "diversity", "ties" or "uncertain": that job with ``users``
-    per ranking; None: the config); returns (outcome, why, seconds), see :func:`outcome`."""
+    """Run the job on the copy in ``dest`` (``job`` "diversity", "ties", "uncertain" or "sessions":
+    that job with ``users`` per ranking; None: the config); returns (outcome, why, seconds), see
+    :func:`outcome`."""
     env = dict(os.environ, PYTHONPATH=dest + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = os.path.join(dest, "out")
     started = time.perf_counter()
     if job is not None:
-        argv = [sys.executable, "-c", {"diversity": DIVERSITY_JOB, "ties": TIES_JOB, "uncertain": UNCERTAIN_JOB}[job], out, str(users)]
+        argv = [sys.executable, "-c", {"diversity": DIVERSITY_JOB, "ties": TIES_JOB, "uncertain": UNCERTAIN_JOB,
+                                       "sessions": SESSION_JOB}[job], out, str(users)]
     else:
         argv = [sys.executable, "-c", "import sys; from rpdi.experiments.cli import main; "
                 "sys.exit(main(sys.argv[1:]))", "run", config, "--out", out, "--fresh"]

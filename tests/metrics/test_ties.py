@@ -31,7 +31,8 @@ def registry_measures() -> list[str]:
     """Every declared measure at its defaults: without a cutoff and at 3 where it may take one."""
     names = []
     for name, spec in MEASURES.items():
-        if name in EXCLUDED or spec.intents:  # diversity measures: refused, see test_diversity_measures_refused
+        if name in EXCLUDED or spec.intents or spec.session:  # diversity measures: refused, see
+            # test_diversity_measures_refused; session measures read sessions' turns (tests/metrics/test_sessions*)
             continue
         if spec.cutoff in ("none", "optional"):
             names.append(name)

@@ -28,6 +28,8 @@ def every_measure() -> list[str]:
             continue  # a browsing model of one's own, registered by a test elsewhere
         if spec.intents:
             continue  # diversity measures: refused (test_diversity_measures_refused)
+        if spec.session:
+            continue  # session measures read sessions' turns (tests/metrics/test_sessions*)
         cut = "" if spec.cutoff != "required" else "@0.5" if spec.cutoff_kind is float else "@3"
         names.append(spec.name + cut)
     return names + ["nDCG@3", "DCG(dcg='exp-log2')@4", "RBP(p=0.5,rel=2)", "SDCG(max_rel=2)@4", "AP@3",

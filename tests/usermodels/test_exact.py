@@ -32,7 +32,7 @@ from rpdi.metrics import build_rankings, load_qrels, load_runs, parse_measure
 from rpdi.metrics.measures.cwl import CWL_DEPTH
 from rpdi.metrics.evaluate import compute, rankings_from_grades
 from rpdi.metrics.rankings import Rankings
-from rpdi.usermodels import AGGREGATIONS, DIVERSITY_MODELS, MODELS, BrowsingModel, exact, model_for
+from rpdi.usermodels import AGGREGATIONS, DIVERSITY_MODELS, MODELS, SESSION_MODELS, BrowsingModel, exact, model_for
 from rpdi.usermodels.intents import NdevalCascade
 
 TOL = 1e-9
@@ -173,11 +173,13 @@ def test_registry_covers_every_model_class():
     concrete = {c for c in subclasses(BrowsingModel)
                 if c.__module__.startswith("rpdi.usermodels.") and not c.__module__.startswith(elsewhere)
                 and "measure_name" in vars(c)}
-    # the diversity users (alpha-nDCG's, ...) and ERR-IA's cascade read subtopics: registered apart
-    assert concrete == set(MODELS.values()) | set(DIVERSITY_MODELS.values()) | {NdevalCascade}
+    # the diversity users (alpha-nDCG's, ...) and ERR-IA's cascade read subtopics, the session users
+    # sessions' turns: registered apart
+    assert concrete == (set(MODELS.values()) | set(DIVERSITY_MODELS.values()) | set(SESSION_MODELS.values())
+                        | {NdevalCascade})
     from rpdi.metrics import MEASURES
 
-    for name, cls in (MODELS | DIVERSITY_MODELS | {"ERR-IA": NdevalCascade}).items():
+    for name, cls in (MODELS | DIVERSITY_MODELS | SESSION_MODELS | {"ERR-IA": NdevalCascade}).items():
         assert cls.measure_name == name and name in MEASURES, name
         assert cls.aggregation in AGGREGATIONS, (name, cls.aggregation)
         assert isinstance(cls.rule, str) and cls.rule and isinstance(cls.citation, str) and cls.citation

@@ -1,0 +1,114 @@
+"""Session measures: a session's turns read end to end, on :class:`metrics.sessions.SessionRankings`.
+
+Notation: g(q, i) the grade at rank i of turn q (q, i from 1), k the ranks read per turn (the
+cutoff, else the rankings' width), Q the session's turns. What is not known (an unjudged
+document, a rank past a turn's ranking, a turn nobody judged: see :mod:`metrics.sessions`) is
+0 in the value and maximal in the residual. Ranks below k count as nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rpdi.metrics.errors import InputError
+from rpdi.metrics.measures.registry import MAX_REL, MeasureSpec, Param, persistence, register
+from rpdi.metrics.view import Score, View, scaled_gains
+
+
+def session_grid(view: View, cutoff: int | None, name: str):
+    """(grades, unknown, turn exists), each (S, Σ, Q, k), of the session rankings in ``view``;
+    InputError if the view's rankings are not sessions'."""
+    from rpdi.metrics.sessions import SessionRankings
+
+    r = view.rankings
+    if not isinstance(r, SessionRankings):
+        raise InputError(f"measure {name}: a session measure; give the sessions (a session file, or CAsT's "
+                         f"SESSION_TURN topic ids)")
+    if cutoff is not None and cutoff != r.width:
+        raise InputError(f"measure {name}@{cutoff}: the session rankings were laid out {r.width} ranks per turn")
+    grade, judged = r.grid(r.grade), r.grid(r.judged)
+    exists = (np.arange(grade.shape[2]) < r.turns[:, None])[None, :, :, None]
+    return grade, exists & ~judged, np.broadcast_to(exists, grade.shape)
+
+
+def query_discount(Q: int, bq: float) -> np.ndarray:
+    """(Q,) 1 / (1 + log_bq q) for turns q = 1..Q (sDCG's)."""
+    return 1.0 / (1.0 + np.log(np.arange(1, Q + 1)) / np.log(bq))
+
+
+def rank_discount(k: int, b: float) -> np.ndarray:
+    """(k,) Järvelin & Kekäläinen's DCG discount: 1 for ranks i < b, 1 / log_b i from b on."""
+    i = np.arange(1, k + 1)
+    return 1.0 / np.maximum(1.0, np.log(i) / np.log(b))
+
+
+def sdcg(v: View, b: float, bq: float, cutoff: int | None) -> Score:
+    """sDCG = sum_q sum_{i<=k} g(q, i) / ((1 + log_bq q) max(1, log_b i)); residual: the same
+    sum over unknown ranks at the largest grade.
+
+    Gains are the grades. User: reads rank i of turn q with probability
+    1 / ((1 + log_bq q) max(1, log_b i)), the rank discount within a turn, the query discount
+    across turns; the value is the expected total gain. Reference: Järvelin, Price, Delcambre &
+    Nielsen, "Discounted cumulated gain based evaluation of multiple-query IR sessions" (ECIR
+    2008).
+
+    >>> from rpdi.metrics.sessions import session_rankings, sessions_from_ids
+    >>> from rpdi.metrics.rankings import Rankings
+    >>> r = Rankings.of_grades(np.array([[[2.0, 1.0], [0.0, 3.0]]]), np.zeros((2, 1)), [2, 2], 3.0,
+    ...                        topics=np.array(["s_1", "s_2"], dtype=object))
+    >>> s = session_rankings(r, sessions_from_ids(r.topics))
+    >>> round(float(sdcg(View(s), 2, 4, None).value[0, 0]), 6)  # 2 + 1 + (0 + 3) / (1 + log_4 2)
+    5.0
+    """
+    grade, unknown, exists = session_grid(v, cutoff, "sDCG")
+    w = query_discount(grade.shape[2], bq)[:, None] * rank_discount(grade.shape[3], b)
+    value = (np.maximum(grade, 0.0) * w * exists).sum((-2, -1))
+    return Score(value, residual=(unknown * w).sum((-2, -1)) * v.max_grade)
+
+
+def srbp_weights(Q: int, k: int, p: float, b: float) -> np.ndarray:
+    """(Q, k) sRBP's weights (1 - p) x^(q-1) (b p)^(i-1), x = (p - b p) / (1 - b p): the
+    probability that the user reads rank i of turn q, times 1 - p."""
+    x = (p - b * p) / (1 - b * p)
+    return (1 - p) * x ** np.arange(Q)[:, None] * (b * p) ** np.arange(k)
+
+
+def srbp(v: View, p: float, b: float, rel: float | None, max_rel: float | None, cutoff: int | None) -> Score:
+    """sRBP = (1 - p) sum_q ((p - b p)/(1 - b p))^(q-1) sum_{i<=k} (b p)^(i-1) r(q, i); residual:
+    the same sum over unknown ranks (r = 1).
+
+    Gains r are binary (grade >= rel) with ``rel``, else grade / max_rel. User: after each
+    document reads on with probability p, else stops; reading on, goes down the ranking with
+    probability b, or to the next query's first document with 1 - b. Reference: Lipani,
+    Carterette & Yilmaz, "From a user model for query sessions to session rank biased precision
+    (sRBP)" (ICTIR 2019).
+
+    >>> from rpdi.metrics.sessions import session_rankings, sessions_from_ids
+    >>> from rpdi.metrics.rankings import Rankings
+    >>> r = Rankings.of_grades(np.array([[[1.0], [1.0]]]), np.ones((2, 1)), [1, 1], 1.0,
+    ...                        topics=np.array(["s_1", "s_2"], dtype=object))
+    >>> s = session_rankings(r, sessions_from_ids(r.topics))
+    >>> round(float(srbp(View(s), 0.5, 0.5, None, None, None).value[0, 0]), 6)  # 0.5 (1 + 1/3)
+    0.666667
+    """
+    grade, unknown, exists = session_grid(v, cutoff, "sRBP")
+    gains = (grade >= rel).astype(float) if rel is not None else scaled_gains(
+        grade, v.max_grade if max_rel is None else max_rel)
+    w = srbp_weights(grade.shape[2], grade.shape[3], p, b)
+    return Score((gains * w * exists).sum((-2, -1)), residual=(unknown * w).sum((-2, -1)))
+
+
+_LOG_BASE = "> 1"
+register(
+    MeasureSpec("sDCG", sdcg, (Param("b", float, 2.0, "log base of the rank discount", lambda x: x > 1, _LOG_BASE),
+                               Param("bq", float, 4.0, "log base of the query discount", lambda x: x > 1, _LOG_BASE)),
+                "optional", "reads rank i of turn q with probability 1/((1 + log_bq q) max(1, log_b i))",
+                "Järvelin, Price, Delcambre & Nielsen 2008", passes_cutoff=True, residual=True, session=True),
+    MeasureSpec("sRBP", srbp, (persistence("p", "probability of reading on after a document"),
+                               Param("b", float, 0.6, "reading on, the probability of going down (else: next query)",
+                                     lambda x: 0 <= x <= 1, "in [0, 1]"),
+                               Param("rel", float, None, "binary gains at this grade (default: grade/max_rel)",
+                                     lambda x: x > 0, "> 0", optional=True), MAX_REL),
+                "optional", "reads on with probability p, down with b or to the next query with 1 - b",
+                "Lipani, Carterette & Yilmaz 2019", passes_cutoff=True, residual=True, session=True),
+)
