@@ -276,6 +276,11 @@ def resolve_files(config: Config, base: str, path: str = "config") -> None:
     qrels = os.path.join(base, data.qrels)
     if not os.path.isfile(qrels):
         raise InputError(f"{path}: data.qrels: no such file: {qrels}")
+    from rpdi.metrics.uncertain_eval import has_pairs
+
+    if has_pairs(qrels):
+        raise InputError(f"{path}: data.qrels: {qrels} has grade distributions (grade:probability pairs), "
+                         f"which rpdi eval, compare and simulate read; experiment configs do not yet")
     runs = []
     for pattern in data.runs:
         found = sorted(glob.glob(os.path.join(base, pattern)))

@@ -272,6 +272,7 @@ MISTAKES = {  # name: (config text, key path the message must name)
     "neither synthetic nor files": ('[experiment]\nname = "x"\n\n[data]\n\n[[measures]]\nname = "AP"\n', "data"),
     "qrels without runs": (_files().replace('runs = ["runs/*.run"]\n', ""), "data"),
     "malformed qrels file": (_files(qrels="bad.qrels"), "bad.qrels:2"),
+    "qrels with grade distributions": (_files(qrels="uncertain.qrels"), "has grade distributions"),
     "intents without a diversity measure": (_files().replace('runs = ["runs/*.run"]', 'runs = ["runs/*.run"]\nintents = "qrels.txt"'),
                                             "data.intents: given, but no diversity"),
     "missing intents file": (_files().replace('runs = ["runs/*.run"]', 'runs = ["runs/*.run"]\nintents = "none.txt"'),
@@ -286,6 +287,7 @@ MISTAKES = {  # name: (config text, key path the message must name)
 def data_dir(tmp_path):
     (tmp_path / "qrels.txt").write_text(QRELS)
     (tmp_path / "bad.qrels").write_text("1 0 d1 1\n1 0 d2\n")
+    (tmp_path / "uncertain.qrels").write_text("1 0 d1 1\n1 0 d2 0:0.5,1:0.5\n")
     (tmp_path / "runs").mkdir()
     for name, text in (("a", RUN_A), ("b", RUN_B), ("c", RUN_C)):
         (tmp_path / "runs" / f"{name}.run").write_text(text)
