@@ -84,6 +84,7 @@ def _eval_parser(sub, common) -> None:
     p.add_argument("-N", dest="num_docs", type=float, default=0.0, metavar="N",
                    help="trec_eval -N: documents in the collection (for utility's d parameter)")
     _intents_option(p)
+    _sessions_option(p)
     _ties_option(p, TIES, "expected: each measure's expectation over uniformly random orders of the tied "
                           "documents, with how it was found; range: trec_eval's value and the lowest and "
                           "highest over those orders (not with --format trec)")
@@ -114,6 +115,13 @@ def _intents_option(p) -> None:
                         "measures (alpha-nDCG@20, ERR-IA@20, ..., any X-IA), whose qrels are read as "
                         "'topic subtopic docno judgment' (default: a topic's subtopics with a relevant "
                         "document equally likely, as ndeval)")
+
+
+def _sessions_option(p) -> None:
+    """``--sessions FILE``, for the commands that read session measures (eval, simulate, compare)."""
+    p.add_argument("--sessions", metavar="FILE",
+                   help="the sessions the session measures (sRBP, sDCG) read, 'session position topic' lines "
+                        "(default: the CAsT ids SESSION_TURN of the qrels' topics, e.g. 106_3)")
 
 
 def _ties_option(p, choices, what: str) -> None:
