@@ -151,6 +151,7 @@ def _simulate_parser(sub, common) -> None:
                    help="family-wise error rate of the verdict (exit 0 agree, 1 disagree, 2 bad input)")
     p.add_argument("--format", choices=FORMATS, default="table")
     _intents_option(p)
+    _sessions_option(p)
     _ties_option(p, TIES[:2], "expected: every simulated user draws an order of each tie group, compared "
                               "with the exact expectation over orders (and the closed forms' expectation)")
     _worlds_options(p, seed=False, worlds=False)

@@ -206,8 +206,8 @@ def check_session_call(measures, sessions, ties: str = "trec_eval", average: str
         return False
     single = [m.text for m in measures if not m.spec.session]
     if single:
-        raise InputError(f"measure {single[0]!r} reads one query, {session[0]!r} a session: evaluate session "
-                         f"and single-query measures in separate calls")
+        raise InputError(f"measure {single[0]!r} reads one query, {session[0]!r} a session: give session and "
+                         f"single-query measures in separate calls")
     for given, what in ((ties != "trec_eval", f"ties {ties!r}"), (average != "macro", f"average {average!r}"),
                         (intents is not None, "intents")):
         if given:

@@ -78,7 +78,7 @@ def test_eval_session_file_equals_cast_ids(run_cli, collection):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["-m", SRBP, "-m", "P@3"], "evaluate session and single-query measures in separate calls"),
+    (["-m", SRBP, "-m", "P@3"], "single-query measures in separate calls"),
     (["-m", SRBP, "--format", "trec"], "trec_eval has none"),
     (["-m", "P@3", "--sessions", "SESSIONS"], "no session measure"),
     (["-m", SRBP, "--ties", "expected"], "not with session measures"),
@@ -99,3 +99,37 @@ def test_eval_refuses_unknown_topics_and_non_cast_ids(run_cli, collection, tmp_p
     bad.write_text("7 1 x71\n7 2 x72\n7 3 typo\n")
     status, _, err = run_cli(["eval", q, *paths, "-m", SRBP, "--sessions", bad])
     assert status == 2 and err.count("\n") == 1 and "'typo' is in neither the qrels nor a run" in err
+
+
+def test_simulate_per_session_against_session_score(run_cli, collection):
+    files, sessions = collection
+    truth = Sessions(("7", "8"), (("7_1", "7_2", "7_3"), ("8_1", "8_2")))
+    q, paths = files["cast"]
+    value = expected(q, paths, SRBP, truth)
+    outs = []
+    for tag, extra in (("cast", []), ("file", ["--sessions", sessions])):
+        q, paths = files[tag]
+        status, out, err = run_cli(["simulate", q, *paths, "-m", SRBP, "--users", "500", "--per-topic",
+                                    "--format", "json", *extra])
+        assert status == 0, err  # the verdict agrees
+        rows = json.loads(out)
+        for s, run in enumerate("AB"):
+            got = {r["topic"]: r for r in rows if r["run"] == run}
+            for t, session in enumerate(("7", "8")):
+                assert got[session]["closed_form"] == pytest.approx(value[s, t], abs=1e-12)
+                assert got[session]["exact"] == pytest.approx(value[s, t], abs=1e-12)
+            assert got["all"]["exact"] == pytest.approx(value[s].mean(), abs=1e-12)
+        outs.append(sorted(json.dumps(r, sort_keys=True) for r in rows))
+    assert outs[0] == outs[1]  # the same sessions from the file, the same users on the same streams
+
+
+def test_simulate_refuses_in_one_line(run_cli, collection, tmp_path):
+    files, sessions = collection
+    q, paths = files["cast"]
+    status, out, err = run_cli(["simulate", q, *paths, "-m", SRBP, "-m", "RBP", "--users", "10"])
+    assert status == 2 and out == "" and err.count("\n") == 1 and "separate calls" in err
+    q, paths = files["file"]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("7 1 x71\n7 2 nowhere\n")
+    status, out, err = run_cli(["simulate", q, *paths, "-m", SRBP, "--users", "10", "--sessions", bad])
+    assert status == 2 and out == "" and err.count("\n") == 1 and "'nowhere' is in neither" in err
