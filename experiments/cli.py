@@ -188,6 +188,7 @@ def _compare_parser(sub, common) -> None:
                    help="write forest.png (and asl.png; intents.png with --users and an intent-aware measure) into DIR")
     p.add_argument("--format", choices=FORMATS, default="table")
     _intents_option(p)
+    _sessions_option(p)
     _ties_option(p, TIES, "expected: the runs compared on each topic's expectation over the orders; range: "
                           "also the lowest and highest mean difference over the orders of both runs")
     _worlds_options(p, seed=False)

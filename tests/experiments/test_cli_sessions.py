@@ -133,3 +133,29 @@ def test_simulate_refuses_in_one_line(run_cli, collection, tmp_path):
     bad.write_text("7 1 x71\n7 2 nowhere\n")
     status, out, err = run_cli(["simulate", q, *paths, "-m", SRBP, "--users", "10", "--sessions", bad])
     assert status == 2 and out == "" and err.count("\n") == 1 and "'nowhere' is in neither" in err
+
+
+def test_compare_over_sessions_is_a_paired_t_test_of_session_scores(run_cli, collection):
+    from scipy.stats import ttest_rel
+
+    files, sessions = collection
+    truth = Sessions(("7", "8"), (("7_1", "7_2", "7_3"), ("8_1", "8_2")))
+    for measure in (SRBP, SDCG):
+        value = expected(*files["cast"], measure, truth)
+        q, paths = files["file"]
+        status, out, err = run_cli(["compare", q, *paths, "-m", measure, "--test", "t", "--format", "json",
+                                    "--sessions", sessions])
+        assert status == 0, err
+        (row,) = json.loads(out)
+        assert (row["run_a"], row["run_b"], row["topics"]) == ("A", "B", 2)  # each session one observation
+        assert (row["mean_a"], row["mean_b"]) == pytest.approx(value.mean(1), abs=1e-12)
+        assert row["p"] == pytest.approx(ttest_rel(value[1], value[0]).pvalue, rel=1e-9)
+
+
+def test_compare_refuses_in_one_line(run_cli, collection):
+    files, sessions = collection
+    q, paths = files["cast"]
+    status, out, err = run_cli(["compare", q, *paths, "-m", SDCG, "-m", "nDCG@3"])
+    assert status == 2 and out == "" and err.count("\n") == 1 and "separate calls" in err
+    status, out, err = run_cli(["compare", q, *paths, "-m", "nDCG@3", "--sessions", sessions])
+    assert status == 2 and out == "" and err.count("\n") == 1 and "no session measure" in err
