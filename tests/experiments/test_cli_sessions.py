@@ -159,3 +159,23 @@ def test_compare_refuses_in_one_line(run_cli, collection):
     assert status == 2 and out == "" and err.count("\n") == 1 and "separate calls" in err
     status, out, err = run_cli(["compare", q, *paths, "-m", "nDCG@3", "--sessions", sessions])
     assert status == 2 and out == "" and err.count("\n") == 1 and "no session measure" in err
+
+
+def test_eval_a_session_user_of_ones_own(run_cli, collection):
+    """The Conversation user by module (no closed form): rpdi eval gives its exact expectation
+    on the sessions laid out at its cutoff, the same as the model's own exact evaluation."""
+    from rpdi.metrics.sessions import session_rankings
+    from rpdi.usermodels import exact
+    from rpdi.usermodels.conversation import Conversation
+
+    files, _ = collection
+    q, paths = files["cast"]
+    rankings = build_rankings(load_qrels(str(q)), load_runs([str(p) for p in paths]))
+    laid = session_rankings(rankings, Sessions(("7", "8"), (("7_1", "7_2", "7_3"), ("8_1", "8_2"))), 3)
+    value = exact(Conversation(p=0.7, cutoff=3), laid, "unknown").value
+    assert np.ptp(value) > 0  # the sessions and runs differ for this user
+    status, out, err = run_cli(["eval", q, *paths, "-m", "rpdi.usermodels.conversation:Conversation(p=0.7)@3",
+                                "--per-topic", "--format", "json"])
+    assert status == 0, err
+    got = {(r["run"], r["topic"]): r["value"] for r in json.loads(out)}
+    assert [[got[run, t] for t in ("7", "8")] for run in "AB"] == pytest.approx(value, abs=1e-12)
