@@ -84,6 +84,7 @@ def _eval_parser(sub, common) -> None:
     p.add_argument("-N", dest="num_docs", type=float, default=0.0, metavar="N",
                    help="trec_eval -N: documents in the collection (for utility's d parameter)")
     _intents_option(p)
+    _sessions_option(p)
     _ties_option(p, TIES, "expected: each measure's expectation over uniformly random orders of the tied "
                           "documents, with how it was found; range: trec_eval's value and the lowest and "
                           "highest over those orders (not with --format trec)")
@@ -116,6 +117,13 @@ def _intents_option(p) -> None:
                         "document equally likely, as ndeval)")
 
 
+def _sessions_option(p) -> None:
+    """``--sessions FILE``, for the commands that read session measures (eval, simulate, compare)."""
+    p.add_argument("--sessions", metavar="FILE",
+                   help="the sessions the session measures (sRBP, sDCG) read, 'session position topic' lines "
+                        "(default: the CAsT ids SESSION_TURN of the qrels' topics, e.g. 106_3)")
+
+
 def _ties_option(p, choices, what: str) -> None:
     """``--ties``: documents with equal scores read in trec_eval's order, or in random order."""
     p.add_argument("--ties", choices=choices, default="trec_eval",
@@ -143,6 +151,7 @@ def _simulate_parser(sub, common) -> None:
                    help="family-wise error rate of the verdict (exit 0 agree, 1 disagree, 2 bad input)")
     p.add_argument("--format", choices=FORMATS, default="table")
     _intents_option(p)
+    _sessions_option(p)
     _ties_option(p, TIES[:2], "expected: every simulated user draws an order of each tie group, compared "
                               "with the exact expectation over orders (and the closed forms' expectation)")
     _worlds_options(p, seed=False, worlds=False)
@@ -179,6 +188,7 @@ def _compare_parser(sub, common) -> None:
                    help="write forest.png (and asl.png; intents.png with --users and an intent-aware measure) into DIR")
     p.add_argument("--format", choices=FORMATS, default="table")
     _intents_option(p)
+    _sessions_option(p)
     _ties_option(p, TIES, "expected: the runs compared on each topic's expectation over the orders; range: "
                           "also the lowest and highest mean difference over the orders of both runs")
     _worlds_options(p, seed=False)

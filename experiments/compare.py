@@ -20,6 +20,7 @@ from rpdi.metrics.significance import FIELDS as PAIR_FIELDS
 from rpdi.metrics.tie_scores import check_ties, tie_scores
 from rpdi.metrics.significance import bootstrap_interval, compare_scores, discriminative_power, pairs_of, t_interval
 from rpdi.metrics.seeds import stream
+from rpdi.metrics.sessions import check_session_call, given_sessions, session_rankings, session_width
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.uncertain import UncertainQrels
 from rpdi.metrics.uncertain_eval import is_uncertain, judgments
@@ -51,7 +52,7 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
             resamples: int = 10_000, seed: int = 0, interval: str | None = None, level: float = 0.95,
             topics: str = "qrels", users: int | None = None, convention: str = "unknown",
             force: bool = False, dataframe: bool = False, intents=None, by_intent: bool = False,
-            ties: str = "trec_eval"):
+            ties: str = "trec_eval", sessions=None):
     """Compare runs pairwise on each measure; records with the fields of
     :data:`FIELDS` (a pandas DataFrame with ``dataframe``): ``method`` says whether the values compared
     are closed forms or, for a model with none, exact expectations.
@@ -75,6 +76,9 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     orders are independent); the records say how in ``ties`` (:data:`TIE_FIELDS`). Not with
     ``users`` yet. Qrels with grade distributions are compared on the most probable grades and
     over judgment worlds (:func:`experiments.compare_worlds.compare`), not with ``ties`` yet.
+    Session measures (sRBP, sDCG) compare runs over ``sessions`` (as in
+    :func:`metrics.evaluate.evaluate`), each session one observation: the sessions every run
+    takes part in; not with single-query measures in the same call.
 
     >>> from rpdi.experiments.compare import compare
     >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
@@ -103,34 +107,41 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
         if m.spec.between_runs:
             raise InputError(f"measure {m.text!r}: scores a run against the first run given, not a run on "
                              f"its own; it cannot be compared between runs")
+    session = check_session_call(parsed, sessions, ties, intents=intents)
     diversity = any(x.spec.intents for x in expand(parsed))
-    rankings = collection_rankings(qrels, runs, topics, diversity, intents)[2]
+    _, loaded, rankings = collection_rankings(qrels, runs, topics, diversity, intents)
     names = list(rankings.runs)
     if len(names) < 2:
         raise InputError("compare needs two or more runs")
     if baseline is not None and baseline not in names:
         raise InputError(f"baseline {baseline!r}: not one of the runs ({', '.join(names)})")
-    common = np.flatnonzero(rankings.present.all(0))
-    if common.size < 2:
-        raise InputError("fewer than two topics common to all runs")
+    read = {m.text: rankings for m in parsed}  # the rankings each measure reads: a session's turns end to end
+    if session:
+        found = given_sessions(sessions, rankings.topics, loaded)
+        read = {m.text: session_rankings(rankings, found, session_width(m, rankings)) for m in parsed}
+    common = {text: np.flatnonzero(r.present.all(0)) for text, r in read.items()}
+    if min(c.size for c in common.values()) < 2:
+        raise InputError(f"fewer than two {'sessions' if session else 'topics'} common to all runs")
     options = dict(baseline=baseline, test=test, correction=correction, alpha=alpha,
                    resamples=resamples, seed=seed, interval=interval, level=level)
-    if users:
-        _check_user_work([model for model in map(_model, parsed) if model is not None], rankings, users,
-                         convention, force)
+    if users:  # each measure's users on the rankings it reads (all the same ones but for sessions')
+        for on in {id(r): r for r in read.values()}.values():
+            _check_user_work([model for m, model in zip(parsed, map(_model, parsed))
+                              if model is not None and read[m.text] is on], on, users, convention, force)
     records, per_intent = [], []
-    today = compute(rankings, parsed)
+    today = [m.compute(View(read[m.text])) for m in parsed] if session else compute(rankings, parsed)
     tied = [None] * len(parsed) if ties == "trec_eval" else tie_scores(rankings, parsed, ties, "trec_eval", None, today)
     for m, score, tie in zip(parsed, today, tied):
-        X = np.nan_to_num((score if tie is None else tie.score).value[:, common])
-        recs = [r | {"method": m.spec.method} | _tie_fields(tie, names, common, r)
+        on, where = read[m.text], common[m.text]
+        X = np.nan_to_num((score if tie is None else tie.score).value[:, where])
+        recs = [r | {"method": m.spec.method} | _tie_fields(tie, names, where, r)
                 for r in compare_scores(X, names, m.text, **options)]
         if users is not None:
-            fields, by_variant = _users(_model(m), rankings, common, users, convention, options)
+            fields, by_variant = _users(_model(m), on, where, users, convention, options)
             for r, extra in zip(recs, fields):
                 r.update(extra)
             if by_variant is not None:
-                per_intent += intent_preferences(m.text, by_variant, _intent_probabilities(m, rankings)[common],
+                per_intent += intent_preferences(m.text, by_variant, _intent_probabilities(m, on)[where],
                                                  names, options)
         records += recs
     if dataframe:

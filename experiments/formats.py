@@ -126,6 +126,18 @@ def format_eval(rows: list[dict], fmt: str, digits: int = 4) -> str:
     return table + note + tie_note(rows)
 
 
+def session_note(rows: list[dict], fmt: str, source: str | None) -> str:
+    """The line under an ``rpdi eval`` table of session measures: what its topics are (nothing
+    for CSV and JSON, whose ``topic`` field is the session)."""
+    if fmt != "table":
+        return ""
+    sessions = len({r["topic"] for r in rows if r["topic"] != "all"})
+    whence = source if source is not None else "the CAsT ids SESSION_TURN of the qrels' topics"
+    count = f"{sessions} sessions, " if sessions else ""
+    return (f"topic: a session ({count}from {whence}), its turns read end to end; all: the mean over "
+            f"the sessions\n")
+
+
 def worlds_eval_table(rows: list[dict], digits: int = 4) -> str:
     """``rpdi eval`` on uncertain grades: per run, topic and measure the expectation over judgment
     worlds, its standard deviation, the interval and how it was found (a sampled one with its

@@ -16,6 +16,7 @@ from rpdi.metrics.names import parse_measure
 from rpdi.metrics.rankings import Rankings, build_rankings, truncate
 from rpdi.metrics.rankings import judged_only as judged_only_rankings
 from rpdi.metrics.errors import InputError
+from rpdi.metrics.sessions import check_session_call, given_sessions, session_records
 from rpdi.metrics.trec import Qrels, Run, qrels_from_dict, read_qrels, read_run, read_runs, run_from_dict
 from rpdi.metrics.tie_scores import check_average, check_ties, tie_fields, tie_scores
 from rpdi.metrics.trec_names import TrecFamily, TrecLine, trec_eval_selection, trec_lines
@@ -155,7 +156,7 @@ def prepare(qrels, runs, topics: str = "qrels", compat: str = "trec_eval", max_d
 def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool = False,
              topics: str = "qrels", undefined: str = "zero", average: str = "macro",
              compat: str = "trec_eval", max_docs: int | None = None, judged_only: bool = False,
-             relevance_level: float = 1, intents=None, ties: str = "trec_eval") -> list[dict]:
+             relevance_level: float = 1, intents=None, ties: str = "trec_eval", sessions=None) -> list[dict]:
     """Evaluate runs with measures; a list of flat records.
 
     Each record is ``{"run", "topic", "measure", "value", "residual", "method"}``: one per (run, measure)
@@ -183,6 +184,12 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
     (trec_eval's value, with ``low`` and ``high`` over those orders); records then say how in
     ``ties`` (:mod:`metrics.tie_scores`).
 
+    Session measures (``sRBP(p=0.8,b=0.6)@10``, ``sDCG(bq=4)@10``) read each session's turns end
+    to end, ``sessions`` a session file's path or a :class:`~metrics.sessions.Sessions` (default:
+    the CAsT ids ``SESSION_TURN`` of the qrels' topics); records are then per session (``topic``
+    the session) and ``all`` the mean over sessions (:func:`~metrics.sessions.session_records`).
+    Session and single-query measures are not evaluated in one call.
+
     >>> evaluate({"q1": {"a": 1, "b": 0}}, {"sys": {"q1": {"a": 2.0, "b": 1.0}}}, ["P@2", "recip_rank"])
     [{'run': 'sys', 'topic': 'all', 'measure': 'P@2', 'value': 0.5, 'residual': None, 'method': 'closed_form'}, \
 {'run': 'sys', 'topic': 'all', 'measure': 'recip_rank', 'value': 1.0, 'residual': None, 'method': 'closed_form'}]
@@ -200,6 +207,11 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
         bad = [m.text for m in parsed if not m.spec.micro]
         if bad:
             raise InputError(f"measure {bad[0]!r}: has no micro-average (only ratio measures: P, R, SetP, SetR, Fallout)")
+    if check_session_call(parsed, sessions, ties, average, intents):
+        runs = load_runs(runs)
+        rankings, _ = prepare(qrels, runs, topics, compat, max_docs, judged_only)
+        found = given_sessions(sessions, rankings.topics, runs)
+        return session_records(rankings, parsed, found, per_topic, undefined)
     diversity = any(m.spec.intents for m in parsed)
     rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only, diversity, intents)
     scores = compute(rankings, parsed, compat, integer_rankings)

@@ -193,3 +193,71 @@ def session_means(values: np.ndarray, present: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         ok = present & np.isfinite(values)
         return np.where(ok, values, 0.0).sum(-1) / ok.sum(-1)
+
+
+def check_session_call(measures, sessions, ties: str = "trec_eval", average: str = "macro", intents=None) -> bool:
+    """Whether an evaluation is of sessions: every measure a session measure (then True), or
+    none and no ``sessions`` given (False); InputError, one line, for a call that mixes them or
+    asks for what sessions do not have yet (random tie orders, micro-averages, intents)."""
+    session = [m.text for m in measures if m.spec.session]
+    if not session:
+        if sessions is not None:
+            raise InputError("sessions: given, but no session measure (sRBP, sDCG, ...) reads them")
+        return False
+    single = [m.text for m in measures if not m.spec.session]
+    if single:
+        raise InputError(f"measure {single[0]!r} reads one query, {session[0]!r} a session: give session and "
+                         f"single-query measures in separate calls")
+    for given, what in ((ties != "trec_eval", f"ties {ties!r}"), (average != "macro", f"average {average!r}"),
+                        (intents is not None, "intents")):
+        if given:
+            raise InputError(f"{what}: not with session measures ({session[0]!r}) yet")
+    return True
+
+
+def given_sessions(sessions, topics, runs=()) -> Sessions:
+    """The sessions of an evaluation: ``sessions`` (a :class:`Sessions`, or a session file's
+    path), else those the CAsT ids of ``topics`` (the qrels' topics) name. A session file's topic
+    that neither the qrels (``topics``) nor a run (``runs``, :class:`metrics.trec.Run`) knows is
+    an error: a misspelt topic would otherwise be a turn nobody judged."""
+    if sessions is None:
+        return sessions_from_ids(str(t) for t in topics)
+    if isinstance(sessions, Sessions):
+        return sessions
+    found = read_sessions(sessions)
+    known = {str(t) for t in topics}.union(*({str(t) for t in run.topic.dictionary.to_pylist()} for run in runs))
+    unknown = [t for turns in found.turns for t in turns if t is not None and t not in known]
+    if unknown:
+        raise InputError(f"{sessions}: topic {unknown[0]!r} is in neither the qrels nor a run"
+                         + (f" ({len(unknown)} such topics)" if len(unknown) > 1 else ""))
+    return found
+
+
+def session_records(rankings: Rankings, measures, sessions: Sessions, per_session: bool = False,
+                    undefined: str = "zero") -> list[dict]:
+    """``rpdi eval``'s records for session measures: per run and measure, with ``per_session``
+    one per session taking part (``topic`` the session's id), then ``topic`` ``"all"``: the mean
+    over the sessions taking part (:func:`session_means`), the residual's mean likewise."""
+    from rpdi.metrics.view import View
+
+    records = []
+
+    def record(run, topic, m, value, residual) -> dict:
+        value = float(value)
+        value = None if np.isnan(value) and undefined == "null" else 0.0 if np.isnan(value) else value
+        return {"run": run, "topic": str(topic), "measure": m.text, "value": value,
+                "residual": None if residual is None else float(residual), "method": m.spec.method}
+
+    scores = [(m, session_rankings(rankings, sessions, session_width(m, rankings))) for m in measures]
+    scores = [(m, laid, m.compute(View(laid))) for m, laid in scores]
+    for s, run in enumerate(rankings.runs):
+        for m, laid, score in scores:
+            present, value = laid.present[s], score.value[s]
+            residual = None if score.residual is None else score.residual[s]
+            if per_session:
+                for t in np.flatnonzero(present):
+                    records.append(record(run, laid.topics[t], m, value[t], None if residual is None else residual[t]))
+            mean = session_means(value[None], present[None])[0]
+            mean_res = None if residual is None or not present.any() else residual[present].mean()
+            records.append(record(run, "all", m, mean, mean_res))
+    return records

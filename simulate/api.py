@@ -10,6 +10,7 @@ from rpdi.metrics.errors import InputError
 from rpdi.metrics.diversity import diversity_rankings
 from rpdi.metrics.evaluate import load_diversity_qrels, load_intents, load_qrels, load_runs
 from rpdi.metrics.rankings import build_rankings
+from rpdi.metrics.sessions import check_session_call, given_sessions, session_rankings, session_width
 from rpdi.metrics.tie_scores import check_ties
 from rpdi.metrics.ties import reorderings
 from rpdi.metrics.uncertain import UncertainQrels
@@ -41,7 +42,8 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
              users: int = 10_000, seed: int = 0, engine: str = "vector", per_topic: bool = False,
              convention: str = "unknown", topics: str = "qrels", target_stderr: float | None = None,
              max_users: int = 10_000_000, progress: bool = False, alpha: float = ALPHA,
-             with_verdict: bool = False, force: bool = False, intents=None, ties: str = "trec_eval"):
+             with_verdict: bool = False, force: bool = False, intents=None, ties: str = "trec_eval",
+             sessions=None):
     """Closed form, exact expectation and simulation side by side for each measure (a name, a
     model of one's own by file or module, or a BrowsingModel class or instance); a list of flat records
     ``{"run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr",
@@ -64,12 +66,22 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
     aggregation the rate of the whole population whose orders are random (sum E[G] / sum E[N] over
     orders) beside ``exact``, the mean over orders of each order's rate (None otherwise). Qrels
     with grade distributions are simulated over judgment worlds
-    (:func:`simulate.worlds.simulate_worlds`)."""
+    (:func:`simulate.worlds.simulate_worlds`). Session measures (sRBP, sDCG, a session user of
+    one's own) are simulated over ``sessions`` by :func:`simulate_sessions`; not with single-query
+    measures in the same call."""
     check_settings(dict(users=users, seed=seed, engine=engine, convention=convention, topics=topics,
                         target_stderr=target_stderr, max_users=max_users, force=force))
     if not 0 < alpha < 1:
         raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
     check_ties(ties, ("trec_eval", "expected"), "ties (simulate)")
+    models = [model_for(m) for m in measures]
+    if check_session_call([m.measure for m in models], sessions, ties, intents=intents):
+        if is_uncertain(qrels) and isinstance(judgments(qrels), UncertainQrels):
+            raise InputError("session measures: not with uncertain grades yet")
+        return simulate_sessions(qrels, runs, models, sessions, users=users, seed=seed, engine=engine,
+                                 per_topic=per_topic, convention=convention, topics=topics,
+                                 target_stderr=target_stderr, max_users=max_users, progress=progress,
+                                 alpha=alpha, with_verdict=with_verdict, force=force)
     if is_uncertain(qrels) and isinstance(judgments(qrels), UncertainQrels):  # over judgment worlds
         if intents is not None:
             raise InputError("intents: not with uncertain grades (diversity qrels have no grade distributions yet)")
@@ -80,7 +92,6 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
                                            target_stderr=target_stderr, max_users=max_users, progress=progress,
                                            alpha=alpha, force=force)
         return (records, checked) if with_verdict else records
-    models = [model_for(m) for m in measures]
     diversity = any(m.measure.spec.intents for m in models)
     qrels, runs, rankings = collection_rankings(qrels, runs, topics, diversity, intents)
     if ties == "expected":  # a model that reads no tie is simulated as without ties, on the same streams
@@ -132,7 +143,6 @@ def simulate_sessions(qrels, runs, measures, sessions=None, *, users: int = 10_0
     qrels' topic ids as CAsT's SESSION_TURN). The records' ``topic`` is the session; a mean is
     over sessions. Each measure reads its sessions laid out at its cutoff (else the longest
     ranking) per turn."""
-    from rpdi.metrics.sessions import Sessions, read_sessions, session_rankings, session_width, sessions_from_ids
 
     check_settings(dict(users=users, seed=seed, engine=engine, convention=convention, topics=topics,
                         target_stderr=target_stderr, max_users=max_users, force=force))
@@ -140,10 +150,7 @@ def simulate_sessions(qrels, runs, measures, sessions=None, *, users: int = 10_0
         raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
     models = [model_for(m) for m in measures]
     qrels, runs, rankings = collection_rankings(qrels, runs, topics, False)
-    if sessions is None:
-        sessions = sessions_from_ids(rankings.topics)
-    elif not isinstance(sessions, Sessions):
-        sessions = read_sessions(sessions)
+    sessions = given_sessions(sessions, rankings.topics, runs)
     records, cells, laid_out = [], reading_cells(qrels, runs, rankings), {}
     for model in models:
         width = session_width(model.measure, rankings)

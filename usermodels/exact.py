@@ -155,6 +155,7 @@ class ExactValue:
     text: str | None = None
 
     def __call__(self, view: View, **params) -> Score:
+        params.pop("cutoff", None)  # passed by a session user's declaration (passes_cutoff): the view's
         measure = self.model_class.declaration().measure(params, view.cutoff)
         model = self.model_class(measure if self.text is None else replace(measure, text=self.text))
         expected = exact(model, view.rankings, "unknown")

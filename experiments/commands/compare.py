@@ -32,15 +32,18 @@ def run(args) -> str:
     tests = dict(test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
                  seed=args.seed, interval=args.interval, topics=topics, intents=args.intents, ties=args.ties)
     if isinstance(judged, UncertainQrels):
+        if args.sessions is not None or any(m.spec.session for m in expand(measures)):
+            raise InputError("session measures: not with uncertain grades yet")
         if args.ties != "trec_eval":
             raise InputError(f"--ties {args.ties}: not with uncertain grades yet")
         return worlds.compare(args, measures, qrels, runs, topics,
                               {k: v for k, v in tests.items() if k not in ("topics", "intents", "ties")})
     records, per_intent = compare(qrels, runs, measures, baseline=args.baseline, users=args.users,
-                                  convention=args.convention, force=args.force, by_intent=True, **tests)
+                                  convention=args.convention, force=args.force, by_intent=True, sessions=args.sessions,
+                                  **tests)
     power = None
     if args.discriminative_power:  # a measure's power over all pairs of runs, whichever pairs are shown
-        every = records if args.baseline is None else compare(qrels, runs, measures, **tests)
+        every = records if args.baseline is None else compare(qrels, runs, measures, sessions=args.sessions, **tests)
         power = discriminative_power(every, args.alpha)
     if args.plots:
         interval = args.interval or ("t" if args.test == "t" else "bca")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rpdi.experiments.commands import worlds
 from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
-from rpdi.experiments.formats import format_eval
+from rpdi.experiments.formats import format_eval, session_note
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import evaluate, expand, trec_report
 from rpdi.metrics.uncertain import UncertainQrels
@@ -20,12 +20,20 @@ def run(args) -> str:
     # intents given: diversity qrels, even if no measure reads them (evaluate then says so)
     qrels, runs = collection(args, topics, diversity=any(m.spec.intents for m in parsed) or args.intents is not None,
                              qrels=judged)
+    session = any(m.spec.session for m in parsed) or args.sessions is not None
+    if session and (args.format == "trec" or isinstance(judged, UncertainQrels)):
+        raise InputError("session measures: " + ("trec_eval has none; give --format table, csv or json"
+                                                 if args.format == "trec" else "not with uncertain grades yet"))
     if isinstance(judged, UncertainQrels):
         if args.ties != "trec_eval":
             raise InputError(f"--ties {args.ties}: not with uncertain grades yet")
         return worlds.evaluate(args, measures, qrels, runs, topics)
     options = dict(topics=topics, compat=args.compat, max_docs=args.max_docs, judged_only=args.judged_only,
                    relevance_level=args.relevance_level, intents=args.intents, ties=args.ties)
+    if session:
+        records = evaluate(qrels, runs, measures, per_topic=args.per_topic, undefined=args.undefined,
+                           average=args.average, sessions=args.sessions, **options)
+        return format_eval(records, args.format, args.digits) + session_note(records, args.format, args.sessions)
     try:
         if args.format == "trec":
             return trec_report(qrels, runs, measures, per_topic=args.per_topic, docs=args.num_docs, **options)

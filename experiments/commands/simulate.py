@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rpdi.experiments.commands import worlds
 from rpdi.experiments.commands.inputs import collection, measure_names
-from rpdi.experiments.formats import SIMULATE_FIELDS, cap_lines, format_records, tie_rate_lines
+from rpdi.experiments.formats import SIMULATE_FIELDS, cap_lines, format_records, session_note, tie_rate_lines
 from rpdi.experiments.report import Summary
 from rpdi.metrics.errors import InputError
 from rpdi.simulate.api import simulate
@@ -28,7 +28,7 @@ def run(args) -> Summary:
                                     convention=args.convention, topics=topics,
                                     target_stderr=args.target_stderr, max_users=args.max_users, progress=True,
                                     alpha=args.alpha, with_verdict=True, force=args.force, intents=args.intents,
-                                    ties=args.ties)
+                                    ties=args.ties, sessions=args.sessions)
     except MemoryError as exc:  # arrays grow with the depth read: name the deepest measure
         reason = (str(exc).splitlines() or ["out of memory"])[0]
         deepest = max(names, key=lambda m: model_for(m).k or 0)
@@ -38,6 +38,8 @@ def run(args) -> Summary:
     if args.ties == "expected":
         notes += tie_rate_lines(records, args.digits)
         fields += ("population_rate",)
+    if any(model_for(m).measure.spec.session for m in names) and args.format == "table":
+        notes.append(session_note(records, args.format, args.sessions).rstrip("\n"))
     if not args.per_topic:
         records = [r for r in records if r["topic"] == "all"]
     text = format_records(records, args.format, fields, args.digits)
