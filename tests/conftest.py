@@ -8,12 +8,15 @@ it; what two or more of them use lives here.
   negative grades, R = 0, empty rankings, relevant documents no run retrieves);
 - ``printed``: a value against the digits a paper prints;
 - ``holm_by_definition``: Holm's step-down procedure written from its definition;
-- ``mutations_benchmark``: tests/benchmarks/mutations.py as a module.
+- ``mutations_benchmark``: tests/benchmarks/mutations.py as a module;
+- ``diversity_collections``: synthetic diversity rankings; ``pairs_share_draws``: a planted
+  engine bug; ``tie_cases``: small rankings with ties and every order of them.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 from pathlib import Path
 
@@ -191,3 +194,39 @@ def _pairs_share_draws(self, live, counts):
 def pairs_share_draws():
     """A planting for ``vector._Streams.take``: users sharing random draws in pairs."""
     return _pairs_share_draws
+
+
+class TieCases:
+    """Small random rankings with tie groups, and every order of their ties: metrics/ties.py and
+    usermodels/tie_orders.py are checked against them by brute force."""
+
+    @staticmethod
+    def case(seed: int, groups=(3, 2, 2)):
+        """qrels and one run of two topics: each topic's documents in tie groups of the given
+        sizes (and two untied ones between them), grades in {unjudged, 0, 1, 2}, two relevant
+        documents not retrieved."""
+        rng = np.random.default_rng(seed)
+        qrels, run = {}, {}
+        for t in ("q1", "q2"):
+            sizes = list(rng.permutation([*groups, 1, 1]))
+            scores = {}
+            for level, size in zip(range(len(sizes), 0, -1), sizes):
+                for _ in range(size):
+                    scores[f"{t}d{len(scores)}"] = float(level)
+            qrels[t] = {d: int(g) for d in scores if (g := rng.integers(-1, 3)) >= 0}
+            qrels[t].update({f"{t}x1": 1, f"{t}x2": 2})
+            run[t] = scores
+        return qrels, run
+
+    @staticmethod
+    def every_order(scores: dict) -> list[dict]:
+        """One topic's scores once per order of every tie group, as distinct scores."""
+        levels = sorted(set(scores.values()), reverse=True)
+        groups = [[d for d in scores if scores[d] == s] for s in levels]
+        orders = [sum(p, ()) for p in itertools.product(*[itertools.permutations(g) for g in groups])]
+        return [{d: float(len(order) - i) for i, d in enumerate(order)} for order in orders]
+
+
+@pytest.fixture(scope="session")
+def tie_cases():
+    return TieCases

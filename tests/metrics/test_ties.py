@@ -3,7 +3,6 @@ every tie group written as a run of distinct scores, read and evaluated as any r
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import replace
 
 import numpy as np
@@ -41,40 +40,12 @@ def registry_measures() -> list[str]:
     return names + VARIANTS
 
 
-def random_case(seed: int, groups=(3, 2, 2)):
-    """qrels and one run of two topics: each topic's documents in tie groups of the given sizes
-    (and untied ones between them), grades in {unjudged, 0, 1, 2}, two relevant documents not
-    retrieved."""
-    rng = np.random.default_rng(seed)
-    qrels, run = {}, {}
-    for t in ("q1", "q2"):
-        sizes = list(rng.permutation([*groups, 1, 1]))
-        scores, docs = {}, []
-        for level, size in zip(range(len(sizes), 0, -1), sizes):
-            for _ in range(size):
-                doc = f"{t}d{len(docs)}"
-                docs.append(doc)
-                scores[doc] = float(level)
-        qrels[t] = {d: int(g) for d in docs if (g := rng.integers(-1, 3)) >= 0}
-        qrels[t].update({f"{t}x1": 1, f"{t}x2": 2})
-        run[t] = scores
-    return qrels, run
-
-
-def every_order(scores: dict) -> list[dict]:
-    """One topic's scores once per order of every tie group, as distinct scores."""
-    levels = sorted(set(scores.values()), reverse=True)
-    groups = [[d for d in scores if scores[d] == s] for s in levels]
-    orders = [sum(p, ()) for p in itertools.product(*[itertools.permutations(g) for g in groups])]
-    return [{d: float(len(order) - i) for i, d in enumerate(order)} for order in orders]
-
-
-def brute_force(qrels, run, names, judged_only=False):
+def brute_force(tie_cases, qrels, run, names, judged_only=False):
     """measure -> per topic, its values under each of the topic's orders (one run per order of
     one topic, the others absent)."""
     runs, of_topic = [], []
     for t, scores in run.items():
-        for order in every_order(scores):
+        for order in tie_cases.every_order(scores):
             runs.append(run_from_dict(f"o{len(runs)}", {t: order}))
             of_topic.append(t)
     rankings, _ = prepare(qrels_from_dict(qrels), runs, judged_only=judged_only)
@@ -94,15 +65,16 @@ def tied_rankings(qrels, run, judged_only=False):
     return prepare(qrels_from_dict(qrels), [run_from_dict("run", run)], judged_only=judged_only)[0]
 
 
-CASES = ([random_case(seed) for seed in range(8)] + [random_case(seed, groups=(4, 3)) for seed in (8, 9, 10)]
-         + [random_case(seed, groups=(2, 2, 2, 2)) for seed in (11, 12)])
+# (seed, tie group sizes) of the random cases (tests/conftest.py TieCases.case)
+CASES = ([(seed, (3, 2, 2)) for seed in range(8)] + [(seed, (4, 3)) for seed in (8, 9, 10)]
+         + [(seed, (2, 2, 2, 2)) for seed in (11, 12)])
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))
-def test_expected_and_range_equal_brute_force(case):
-    qrels, run = CASES[case]
+def test_expected_and_range_equal_brute_force(case, tie_cases):
+    qrels, run = tie_cases.case(*CASES[case])
     names = registry_measures()
-    every = brute_force(qrels, run, names)
+    every = brute_force(tie_cases, qrels, run, names)
     rankings = tied_rankings(qrels, run)
     for name in names:
         m = parse_measure(name)
@@ -117,8 +89,8 @@ def test_expected_and_range_equal_brute_force(case):
         assert not (e.stderr > 0).any()
 
 
-def test_paths_are_as_declared():
-    qrels, run = CASES[0]
+def test_paths_are_as_declared(tie_cases):
+    qrels, run = tie_cases.case(*CASES[0])
     rankings = tied_rankings(qrels, run)
     for name in registry_measures():
         m = parse_measure(name)
@@ -131,8 +103,8 @@ def test_paths_are_as_declared():
         assert set(how[tied]) == {"sorted" if m.spec.name in MONOTONE else "enumeration"}, name
 
 
-def test_excluded_measures_say_why():
-    qrels, run = CASES[0]
+def test_excluded_measures_say_why(tie_cases):
+    qrels, run = tie_cases.case(*CASES[0])
     rankings = prepare(qrels_from_dict(qrels), [run_from_dict("a", run), run_from_dict("b", run)])[0]
     for name, reason in EXCLUDED.items():
         assert reason
@@ -141,18 +113,18 @@ def test_excluded_measures_say_why():
     assert set(EXCLUDED) == {n for n, s in MEASURES.items() if s.between_runs}
 
 
-def test_judged_only_rankings_equal_brute_force():
-    qrels, run = CASES[1]
+def test_judged_only_rankings_equal_brute_force(tie_cases):
+    qrels, run = tie_cases.case(*CASES[1])
     names = ["P@3", "AP", "RR", "nDCG@3", "ERR"]
-    every = brute_force(qrels, run, names, judged_only=True)
+    every = brute_force(tie_cases, qrels, run, names, judged_only=True)
     rankings = tied_rankings(qrels, run, judged_only=True)
     for name in names:
         e = ties.expected(rankings, parse_measure(name))
         np.testing.assert_allclose(e.score.value[0], over_orders(np.mean, every[name]), rtol=1e-12, atol=1e-14, err_msg=name)
 
 
-def test_no_ties_give_todays_numbers_bitwise():
-    qrels, run = CASES[2]
+def test_no_ties_give_todays_numbers_bitwise(tie_cases):
+    qrels, run = tie_cases.case(*CASES[2])
     untied = {t: {d: float(i) for i, d in enumerate(scores)} for t, scores in run.items()}
     rankings = tied_rankings(qrels, untied)
     assert rankings.tie is None
@@ -186,11 +158,11 @@ def test_tie_groups_follow_trec_evals_notion_of_equal():
     assert [x[0, 0].tolist() for x in ties.tie_groups(singles)] == [[0, 0, 2, 2], [2, 2, 4, 4]]
 
 
-def test_mcsherry_najork_forms_equal_brute_force_on_long_groups():
+def test_mcsherry_najork_forms_equal_brute_force_on_long_groups(tie_cases):
     """Groups of 5 and 3 read past and across cutoffs: the closed forms against every order."""
-    qrels, run = random_case(17, groups=(5, 3))
+    qrels, run = tie_cases.case(17, (5, 3))
     names = ["P@5", "P@20", "AP", "AP@6", "RR", "RR@4", "DCG", "DCG@7", "nDCG", "nDCG(dcg='exp-log2')@8"]
-    every = brute_force(qrels, run, names)
+    every = brute_force(tie_cases, qrels, run, names)
     rankings = tied_rankings(qrels, run)
     for name in names:
         e = ties.expected(rankings, parse_measure(name))
@@ -198,10 +170,10 @@ def test_mcsherry_najork_forms_equal_brute_force_on_long_groups():
         np.testing.assert_allclose(e.score.value[0], over_orders(np.mean, every[name]), rtol=1e-12, err_msg=name)
 
 
-def test_sampling_estimates_within_its_error_and_repeats(monkeypatch):
-    qrels, run = CASES[0]
+def test_sampling_estimates_within_its_error_and_repeats(monkeypatch, tie_cases):
+    qrels, run = tie_cases.case(*CASES[0])
     names = ["ERR", "INST", "BPM@3"]
-    every = brute_force(qrels, run, names)
+    every = brute_force(tie_cases, qrels, run, names)
     rankings = tied_rankings(qrels, run)
     monkeypatch.setattr(ties, "ENUMERATION_LIMIT", 2)
     for name in names:
@@ -219,9 +191,9 @@ def test_sampling_estimates_within_its_error_and_repeats(monkeypatch):
         assert (high.value[0] <= over_orders(np.max, every[name]) + 1e-15).all()
 
 
-def test_micro_parts_are_expectations():
-    qrels, run = CASES[3]
-    every = brute_force(qrels, run, ["P@3"])
+def test_micro_parts_are_expectations(tie_cases):
+    qrels, run = tie_cases.case(*CASES[3])
+    every = brute_force(tie_cases, qrels, run, ["P@3"])
     rankings = tied_rankings(qrels, run)
     e = ties.expected(rankings, parse_measure("P@3"))
     np.testing.assert_allclose(e.score.num[0], 3 * over_orders(np.mean, every["P@3"]), rtol=1e-12)
@@ -239,8 +211,8 @@ def test_rankings_carry_the_groups_through_judged_only_and_truncation():
     assert replace(r, tie=None).tie is None
 
 
-def test_batches_of_any_size_give_the_same_numbers(monkeypatch):
-    qrels, run = CASES[4]
+def test_batches_of_any_size_give_the_same_numbers(monkeypatch, tie_cases):
+    qrels, run = tie_cases.case(*CASES[4])
     rankings = prepare(qrels_from_dict(qrels), [run_from_dict("a", run), run_from_dict("b", run)])[0]
     names = ["ERR", "RBP", "Unj@3"]
     whole = [ties.expected(rankings, parse_measure(n)).score.value for n in names]
@@ -249,9 +221,9 @@ def test_batches_of_any_size_give_the_same_numbers(monkeypatch):
         assert np.array_equal(ties.expected(rankings, parse_measure(name)).score.value, want), name
 
 
-def test_diversity_measures_refused():
+def test_diversity_measures_refused(tie_cases):
     """Diversity measures read subtopic grades that the reorderings here do not carry: one line."""
-    qrels, run = CASES[0]
+    qrels, run = tie_cases.case(*CASES[0])
     rankings = build_rankings(qrels_from_dict(qrels), [run_from_dict("r", run)])
     with pytest.raises(InputError, match="subtopics of diversity qrels"):
         ties.expected(rankings, parse_measure("alpha-nDCG@3"))

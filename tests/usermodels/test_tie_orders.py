@@ -5,7 +5,6 @@ linear path, enumeration) must be the same number; simulated users through the v
 
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 import pytest
@@ -22,35 +21,11 @@ PLUGIN = "rpdi.usermodels.examples.two_strikes:TwoStrikes(n=2)@10"  # @10: a sho
 MODELS = ["RBP(p=0.8)", "ERR", "INST", "RR", "AP", PLUGIN]
 
 
-def random_case(seed: int):
-    """qrels and one run of two topics with tie groups of 3 and 2 documents (and untied ones),
-    grades in {unjudged, 0, 1, 2}, one relevant document not retrieved."""
-    rng = np.random.default_rng(seed)
-    qrels, run = {}, {}
-    for t in ("q1", "q2"):
-        sizes = list(rng.permutation([3, 2, 1, 1]))
-        scores = {}
-        for level, size in zip(range(len(sizes), 0, -1), sizes):
-            for _ in range(size):
-                scores[f"{t}d{len(scores)}"] = float(level)
-        qrels[t] = {d: int(g) for d in scores if (g := rng.integers(-1, 3)) >= 0} | {f"{t}x": 1}
-        run[t] = scores
-    return qrels, run
-
-
-def every_order(scores: dict) -> list[dict]:
-    """A topic's scores once per order of its tie groups, as distinct scores."""
-    levels = sorted(set(scores.values()), reverse=True)
-    groups = [[d for d in scores if scores[d] == s] for s in levels]
-    orders = [sum(p, ()) for p in itertools.product(*[itertools.permutations(g) for g in groups])]
-    return [{d: float(len(order) - i) for i, d in enumerate(order)} for order in orders]
-
-
-def brute_force(model, qrels, run) -> dict:
+def brute_force(tie_cases, model, qrels, run) -> dict:
     """Per topic, the inner model's exact values (value, E[G], E[N]) on each order of the topic's ties."""
     out = {}
     for t, scores in run.items():
-        runs = [run_from_dict(f"o{i}", {t: order}) for i, order in enumerate(every_order(scores))]
+        runs = [run_from_dict(f"o{i}", {t: order}) for i, order in enumerate(tie_cases.every_order(scores))]
         rankings = prepare(qrels_from_dict(qrels), runs)[0]
         i = [str(x) for x in rankings.topics].index(t)
         ex = exact(model, rankings)
@@ -64,11 +39,11 @@ def tied(qrels, run):
 
 @pytest.mark.parametrize("name", MODELS)
 @pytest.mark.parametrize("seed", range(4))
-def test_exact_over_orders_equals_brute_force_and_the_core(name, seed):
-    qrels, run = random_case(seed)
+def test_exact_over_orders_equals_brute_force_and_the_core(name, seed, tie_cases):
+    qrels, run = tie_cases.case(seed, (3, 2))
     inner = model_for(name)
     rankings = tied(qrels, run)
-    every = brute_force(inner, qrels, run)
+    every = brute_force(tie_cases, inner, qrels, run)
     want = np.array([np.mean(every[str(t)][0]) for t in rankings.topics])
     got = exact(TieOrders(inner), rankings).value[0]
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, err_msg=name)
@@ -76,22 +51,22 @@ def test_exact_over_orders_equals_brute_force_and_the_core(name, seed):
     np.testing.assert_allclose(core.score.value[0], want, rtol=1e-9, atol=1e-12, err_msg=f"{name} ({core.paths})")
 
 
-def test_the_paths_checked():
+def test_the_paths_checked(tie_cases):
     """The closed forms (RR, AP), the linear path (RBP), enumeration (ERR, INST, the plugin) are all met."""
-    rankings = tied(*random_case(0))
+    rankings = tied(*tie_cases.case(0, (3, 2)))
     paths = {name: ties.expected(rankings, model_for(name).measure).paths for name in MODELS}
     assert paths["RR"] == paths["AP"] == "closed_form" and paths["RBP(p=0.8)"] == "linear"
     assert paths["ERR"] == paths["INST"] == paths[PLUGIN] == "enumeration"
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_population_rate_differs_for_inst_and_not_for_rbp(seed):
-    qrels, run = random_case(seed)
+def test_population_rate_differs_for_inst_and_not_for_rbp(seed, tie_cases):
+    qrels, run = tie_cases.case(seed, (3, 2))
     rankings = tied(qrels, run)
     for name, differs in (("INST", True), ("RBP(p=0.8)", False)):
         inner = model_for(name)
         ex = exact(TieOrders(inner), rankings)
-        every = brute_force(inner, qrels, run)
+        every = brute_force(tie_cases, inner, qrels, run)
         population = np.array([np.mean(every[str(t)][1]) / np.mean(every[str(t)][2]) for t in rankings.topics])
         mean_of_rates = np.array([np.mean(every[str(t)][0]) for t in rankings.topics])
         np.testing.assert_allclose(population_rate(ex)[0], population, rtol=1e-9)
@@ -116,8 +91,8 @@ def test_sampled_orders_are_the_cores_sample():
     assert value != pytest.approx(ties.expected(rankings, m.measure, seed=4).score.value[0, 0], rel=1e-12)
 
 
-def test_simulated_users_agree_with_the_exact_value():
-    qrels, run = random_case(5)
+def test_simulated_users_agree_with_the_exact_value(tie_cases):
+    qrels, run = tie_cases.case(5, (3, 2))
     records, verdict = rpdi.simulate(qrels, {"r": run}, ["RBP(p=0.8)", "ERR", "INST", PLUGIN], users=4000,
                                      seed=7, with_verdict=True, ties="expected")
     assert verdict.status == 0, verdict.counts
