@@ -19,14 +19,14 @@ from rpdi.usermodels.clickfit import fit
 
 MODELS = '''
 import numpy as np
-from rpdi.usermodels.base import Branch, BrowsingModel, geometric
+from rpdi.usermodels.base import OPEN_UNIT, Branch, BrowsingModel, geometric
 
 
 class Patient(BrowsingModel):
     """Reads on with q (RBP's user under another name): 1 state."""
     aggregation, rule, citation = "rate", "reads on with q", "benchmark"
     parameters = {"q": 0.5}
-    fit_bounds = {"q": (1e-4, 1 - 1e-4)}
+    fit_bounds = {"q": OPEN_UNIT}
 
     def step(self, state, at):
         return geometric(self.q, at.gain)
@@ -36,7 +36,7 @@ class Strikes(BrowsingModel):
     """Gives up after two skips in a row, else reads on with p: 2 states."""
     aggregation, rule, citation = "rate", "two skips in a row, else on with p", "benchmark"
     parameters = {"p": 0.8}
-    fit_bounds = {"p": (1e-4, 1 - 1e-4)}
+    fit_bounds = {"p": OPEN_UNIT}
 
     def n_states(self, view):
         return 2
@@ -50,7 +50,7 @@ class Sated(BrowsingModel):
     """Reads on with p after a skip, p/2 after a click; the state counts the clicks: 10 states."""
     aggregation, rule, citation = "rate", "on with p, p/2 after a click", "benchmark"
     parameters = {"p": 0.8}
-    fit_bounds = {"p": (1e-4, 1 - 1e-4)}
+    fit_bounds = {"p": OPEN_UNIT}
 
     def n_states(self, view):
         return 10

@@ -224,13 +224,13 @@ def test_fit_command_prints_a_measure_that_eval_accepts(tmp_path, capsys, write)
 
 def test_a_model_of_ones_own_fits_like_the_builtin_it_copies(tmp_path, write):
     plugin = write(tmp_path / "patient.py", """
-from rpdi.usermodels.base import BrowsingModel, geometric
+from rpdi.usermodels.base import OPEN_UNIT, BrowsingModel, geometric
 
 
 class Patient(BrowsingModel):
     measure_name, aggregation, rule, citation = "Patient", "rate", "reads on with q", "test"
     parameters = {"q": 0.5}
-    fit_bounds = {"q": (1e-4, 1 - 1e-4)}
+    fit_bounds = {"q": OPEN_UNIT}
 
     def step(self, state, at):
         return geometric(self.q, at.gain)
