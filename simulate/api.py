@@ -21,7 +21,7 @@ from rpdi.simulate.settings import check_settings
 from rpdi.simulate.three_way import three_way
 from rpdi.simulate.verdict import ALPHA, verdict
 from rpdi.simulate.worlds import simulate_worlds
-from rpdi.usermodels import BrowsingModel, exact, model_for
+from rpdi.usermodels import BrowsingModel, model_for
 from rpdi.usermodels.tie_orders import TieOrders, population_rate
 
 
@@ -75,14 +75,15 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
         raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
     check_ties(ties, ("trec_eval", "expected"), "ties (simulate)")
     models = [model_for(m) for m in measures]
+    uncertain = is_uncertain(qrels) and isinstance(judgments(qrels), UncertainQrels)
     if check_session_call([m.measure for m in models], sessions, ties, intents=intents):
-        if is_uncertain(qrels) and isinstance(judgments(qrels), UncertainQrels):
+        if uncertain:
             raise InputError("session measures: not with uncertain grades yet")
         return simulate_sessions(qrels, runs, models, sessions, users=users, seed=seed, engine=engine,
                                  per_topic=per_topic, convention=convention, topics=topics,
                                  target_stderr=target_stderr, max_users=max_users, progress=progress,
                                  alpha=alpha, with_verdict=with_verdict, force=force)
-    if is_uncertain(qrels) and isinstance(judgments(qrels), UncertainQrels):  # over judgment worlds
+    if uncertain:  # over judgment worlds
         if intents is not None:
             raise InputError("intents: not with uncertain grades (diversity qrels have no grade distributions yet)")
         if ties != "trec_eval":
@@ -151,23 +152,22 @@ def simulate_sessions(qrels, runs, measures, sessions=None, *, users: int = 10_0
     models = [model_for(m) for m in measures]
     qrels, runs, rankings = collection_rankings(qrels, runs, topics, False)
     sessions = given_sessions(sessions, rankings.topics, runs)
-    records, cells, laid_out = [], reading_cells(qrels, runs, rankings), {}
+    records, cells, laid_out, by_measure = [], reading_cells(qrels, runs, rankings), {}, {}
     for model in models:
         width = session_width(model.measure, rankings)
         if width not in laid_out:
             laid_out[width] = session_rankings(rankings, sessions, width)
-        recs, _, model_cells = three_way(
+        recs, (ex,), model_cells = three_way(
             laid_out[width], [model], users=users, seed=seed, engine=engine, per_topic=per_topic,
             convention=convention, target_stderr=target_stderr, max_users=max_users, progress=progress, force=force)
         records += recs
         cells += model_cells
+        by_measure[model.measure.text] = (model, laid_out[width], ex)  # the confirmation reuses them
     if not with_verdict:
         return records
-    by_measure = {m.measure.text: m for m in models}
 
     def confirm(cell):
-        model = by_measure[cell.measure]
-        laid = laid_out[session_width(model.measure, rankings)]
-        return confirmation(laid, model, exact(model, laid, convention), cell, seed=seed, convention=convention)
+        model, laid, ex = by_measure[cell.measure]
+        return confirmation(laid, model, ex, cell, seed=seed, convention=convention)
 
     return records, verdict(cells, alpha, confirm)
