@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from rpdi.metrics.measures.session import query_discount, rank_discount
+from rpdi.metrics.measures.kernels import discount
+from rpdi.metrics.measures.session import query_discount
 from rpdi.usermodels.session import SessionUser
 
 
@@ -22,7 +23,7 @@ class SessionDCG(SessionUser):
         return np.maximum(grade, 0.0)
 
     def moves(self, turn, rank, at):
-        d = rank_discount(rank + 1, self.b)
+        d = discount(np.arange(1, rank + 2), self.b)  # Järvelin & Kekäläinen's, ranks 1..rank+1
         w = query_discount(turn + 1, self.bq)
         down = d[rank] / d[rank - 1] if rank < self.width else 0.0
         return down, (1 - down) * w[turn] / w[turn - 1]

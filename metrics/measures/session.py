@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from rpdi.metrics.errors import InputError
+from rpdi.metrics.measures.kernels import discount
 from rpdi.metrics.measures.registry import MAX_REL, MeasureSpec, Param, persistence, register
 from rpdi.metrics.view import Score, View, scaled_gains
 
@@ -36,12 +37,6 @@ def query_discount(Q: int, bq: float) -> np.ndarray:
     return 1.0 / (1.0 + np.log(np.arange(1, Q + 1)) / np.log(bq))
 
 
-def rank_discount(k: int, b: float) -> np.ndarray:
-    """(k,) Järvelin & Kekäläinen's DCG discount: 1 for ranks i < b, 1 / log_b i from b on."""
-    i = np.arange(1, k + 1)
-    return 1.0 / np.maximum(1.0, np.log(i) / np.log(b))
-
-
 def sdcg(v: View, b: float, bq: float, cutoff: int | None) -> Score:
     """sDCG = sum_q sum_{i<=k} g(q, i) / ((1 + log_bq q) max(1, log_b i)); residual: the same
     sum over unknown ranks at the largest grade.
@@ -61,7 +56,7 @@ def sdcg(v: View, b: float, bq: float, cutoff: int | None) -> Score:
     5.0
     """
     grade, unknown, exists = session_grid(v, cutoff, "sDCG")
-    w = query_discount(grade.shape[2], bq)[:, None] * rank_discount(grade.shape[3], b)
+    w = query_discount(grade.shape[2], bq)[:, None] * discount(np.arange(1, grade.shape[3] + 1), b)
     value = (np.maximum(grade, 0.0) * w * exists).sum((-2, -1))
     return Score(value, residual=(unknown * w).sum((-2, -1)) * v.max_grade)
 
