@@ -19,6 +19,7 @@ from rpdi.metrics.names import parse_measure
 from rpdi.metrics.significance import FIELDS as PAIR_FIELDS
 from rpdi.metrics.tie_scores import check_ties, tie_scores
 from rpdi.metrics.significance import bootstrap_interval, compare_scores, discriminative_power, pairs_of, t_interval
+from rpdi.metrics.ties import paths_text
 from rpdi.metrics.seeds import stream
 from rpdi.metrics.sessions import check_session_call, given_sessions, session_rankings, session_width
 from rpdi.metrics.errors import InputError
@@ -161,8 +162,7 @@ def _tie_fields(tie, names: list[str], common: np.ndarray, record: dict) -> dict
     if tie is None:
         return {}
     a, b = names.index(record["run_a"]), names.index(record["run_b"])
-    paths = set(tie.path[[a, b]][:, common].ravel().tolist())
-    fields = {"ties": "+".join(sorted(paths - {"unchanged"})) or "unchanged"}
+    fields = {"ties": paths_text(tie.path[[a, b]][:, common])}
     if tie.how == "range":
         low, high = np.nan_to_num(tie.low[:, common]), np.nan_to_num(tie.high[:, common])
         fields = {"diff_low": float((low[b] - high[a]).mean()), "diff_high": float((high[b] - low[a]).mean())} | fields

@@ -93,10 +93,10 @@ def tie_fields(tie: TieScore | None, s: int, t: int | None, present: np.ndarray,
     if tie is None:
         return {}
     from rpdi.metrics.evaluate import _aggregate
+    from rpdi.metrics.ties import paths_text
 
     if t is None:
-        paths = set(tie.path[s][present].tolist())
-        fields = {"ties": "+".join(sorted(paths - {"unchanged"})) or "unchanged"}
+        fields = {"ties": paths_text(tie.path[s][present])}
     else:
         fields = {"ties": tie.path[s, t]}
     if tie.how == "expected":

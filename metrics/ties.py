@@ -68,7 +68,13 @@ class Expected:
     @property
     def paths(self) -> str:
         """The paths used, as the command prints them: ``"closed_form"``, ``"enumeration+sampling"``."""
-        return "+".join(sorted(set(self.path.ravel().tolist()) - {"unchanged"})) or "unchanged"
+        return paths_text(self.path)
+
+
+def paths_text(path) -> str:
+    """The paths an array of them took, one text: ``"enumeration+sampling"``; ``"unchanged"``
+    where none read a tie."""
+    return "+".join(sorted(set(np.ravel(path).tolist()) - {"unchanged"})) or "unchanged"
 
 
 def tie_groups(rankings: Rankings) -> tuple[np.ndarray, np.ndarray]:

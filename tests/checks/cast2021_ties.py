@@ -20,7 +20,7 @@ import numpy as np
 
 from rpdi.experiments.bundled import CAST2021_QRELS, cast2021_runs
 from rpdi.metrics.evaluate import compute, expand, prepare
-from rpdi.metrics.ties import expected, span, tie_groups
+from rpdi.metrics.ties import expected, paths_text, span, tie_groups
 
 MEASURES = ["P@10", "AP", "RR", "nDCG@10", "nDCG", "ERR@20", "RBP(p=0.8)", "INST", "Unj@10"]
 
@@ -55,12 +55,7 @@ def main() -> None:
         for s, run in enumerate(rankings.runs):
             trec, exp, lo, hi = (c[s] for c in columns)
             print(f"{run:<22} {m.text:<11} {trec:9.4f} {exp:9.4f} {lo:8.4f} {hi:8.4f} {moved[s]:6d}  "
-                  f"{paths(e.path[s])} / {paths(how[s])}")
-
-
-def paths(path: np.ndarray) -> str:
-    """The paths a run's topics took, as Expected.paths writes them."""
-    return "+".join(sorted(set(path.tolist()) - {"unchanged"})) or "unchanged"
+                  f"{paths_text(e.path[s])} / {paths_text(how[s])}")
 
 
 if __name__ == "__main__":
