@@ -20,19 +20,19 @@ from rpdi.simulate.settings import check_settings
 
 def run(args) -> str:
     measures = resolved_measures(measure_names(args))
-    expand(measures)  # malformed measures are reported before the files are read
+    parsed = expand(measures)  # malformed measures are reported before the files are read
     check_settings(dict(seed=args.seed, users=args.users or 0), prefix="--")
     if args.per_topic:
         raise InputError("--per-topic: compare reports pairs of runs over all topics, not single topics")
     check_writable(args.plots, "--plots", directory=True)
     topics = args.topics or "qrels"
-    diversity = args.intents is not None or any(m.spec.intents for m in expand(measures))
+    diversity = args.intents is not None or any(m.spec.intents for m in parsed)
     judged = worlds.judgments(args)  # uncertain grades: over judgment worlds
     qrels, runs = collection(args, topics, diversity=diversity, qrels=judged)
     tests = dict(test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
                  seed=args.seed, interval=args.interval, topics=topics, intents=args.intents, ties=args.ties)
     if isinstance(judged, UncertainQrels):
-        if args.sessions is not None or any(m.spec.session for m in expand(measures)):
+        if args.sessions is not None or any(m.spec.session for m in parsed):
             raise InputError("session measures: not with uncertain grades yet")
         if args.ties != "trec_eval":
             raise InputError(f"--ties {args.ties}: not with uncertain grades yet")
