@@ -9,6 +9,8 @@ import tempfile
 
 import numpy as np
 
+from rpdi.experiments.plots import _pyplot
+
 
 def plot_fit(records: list[dict], pairs: list[dict], path: str, title: str = "", alpha: float = 0.05) -> list[str]:
     """Write the figures of :func:`rpdi.usermodels.clickeval.fit_and_evaluate`'s records (compared
@@ -18,15 +20,6 @@ def plot_fit(records: list[dict], pairs: list[dict], path: str, title: str = "",
     stem, ext = os.path.splitext(path)
     return [_overview(records, path, title), _differences(records, pairs, f"{stem}_differences{ext}", title, alpha),
             _calibration(records, f"{stem}_calibration{ext}", title, alpha)]
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _overview(records, path, title):
