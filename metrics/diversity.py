@@ -96,8 +96,9 @@ class IntentProbabilities:
     source: str = "<intents>"
 
     def line(self, row: int) -> str:
-        """``file:line`` of the ``row``-th entry (its data line, comments and blank lines skipped)."""
-        if self.source.startswith("<"):
+        """``file:line`` of the ``row``-th entry (its data line, comments and blank lines skipped);
+        ``entry N`` where the text cannot be read again (a dict, standard input)."""
+        if self.source.startswith("<") or self.source == "-":
             return f"{self.source}: entry {row + 1}"
         lines = _load_bytes(self.source).decode("utf-8").split("\n")
         data = [n for n, text in enumerate(lines, 1) if text.split() and not text.split()[0].startswith("#")]

@@ -3,6 +3,8 @@ grades joined with the rankings by document, and the X-IA names (metrics/measure
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 
@@ -86,6 +88,13 @@ def test_bad_intent_probabilities_are_one_line(tmp_path, text, message):
     with pytest.raises(InputError) as info:
         evaluate(q, r, ["P-IA@2"], intents=tmp_path / "intents.txt")
     assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_bad_intent_probabilities_from_standard_input_name_the_entry(tmp_path, monkeypatch):
+    q, r = _files(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"1 1 0.5\n1 2 0.5\n3 1 1\n")))
+    with pytest.raises(InputError, match=r"^-: entry 3: topic 3 is not in the qrels$"):
+        evaluate(q, r, ["P-IA@2"], intents="-")
 
 
 def test_intent_probabilities_weigh_the_intents(tmp_path):
