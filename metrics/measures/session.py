@@ -62,9 +62,9 @@ def sdcg(v: View, b: float, bq: float, cutoff: int | None) -> Score:
 
 
 def nsdcg(v: View, b: float, bq: float, cutoff: int | None) -> Score:
-    """nsDCG = sDCG / sDCG of the ideal session (every turn its own ideal ranking: its judged
-    grades, best first, cut at k); undefined if that is 0. The residual is sDCG's over the same
-    ideal.
+    """nsDCG = sDCG / sDCG of the ideal session, in which every turn is its own ideal ranking
+    (its judged grades, best first, cut at k); undefined if that is 0. The residual is sDCG's
+    over the same ideal.
 
     User: sDCG's, its expected total gain divided by the same user's on the ideal session (a
     constant per session). Reference: Järvelin, Price, Delcambre & Nielsen (ECIR 2008) for sDCG;
@@ -146,9 +146,9 @@ def unseen(doc: np.ndarray, p_down: float) -> np.ndarray:
 
 
 def escg(v: View, p_reform: float, p_down: float, cutoff: int | None) -> Score:
-    """esCG = sum_q sum_{i<=k} g(q, i) p_reform^(q-1) p_down^(i-1) u(q, i), u the probability
-    that the document was not read before (:func:`unseen`); residual: the same sum over unknown
-    ranks at the largest grade, u taken as 1 (at its best a document not yet known is new).
+    """esCG = sum_q sum_{i<=k} g(q, i) p_reform^(q-1) p_down^(i-1) u(q, i), u = P(not read before)
+    (:func:`unseen`); residual: the same sum over unknown ranks at the largest grade, u taken as
+    1 (at its best a document not yet known is new).
 
     Gains are the grades. User (the model of Kanoulas, Carterette, Clough & Sanderson's
     model-based session measures): reads down a turn's ranking, after each document going on
