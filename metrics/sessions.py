@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -115,14 +115,16 @@ def sessions_from_ids(topics) -> Sessions:
 @dataclass(frozen=True, kw_only=True)
 class SessionRankings(Rankings):
     """Rankings whose topics are sessions (see the module's docstring): shapes (S, Σ, Q * width)
-    with Q the most turns of a session; ``turns`` (Σ,) the number of turns of each session and
-    ``turn_topics`` (Σ, Q) their topic ids ('' past a session's last turn). ``length`` is
-    turns * width: a session's every rank up to its last turn's width-th stands (unknown ones
-    unjudged)."""
+    with Q the most turns of a session; ``turns`` (Σ,) the number of turns of each session,
+    ``turn_topics`` (Σ, Q) their topic ids ('' past a session's last turn) and ``turn_ideal``
+    (Σ, Q * width) each turn's ideal ranking (its judged grades, best first) cut or padded to
+    ``width``, laid end to end as the rankings are. ``length`` is turns * width: a session's
+    every rank up to its last turn's width-th stands (unknown ones unjudged)."""
 
     width: int
     turns: np.ndarray
     turn_topics: np.ndarray
+    turn_ideal: np.ndarray
 
     def grid(self, a: np.ndarray) -> np.ndarray:
         """An (S, Σ, Q * width) array as (S, Σ, Q, width): turn by rank."""
@@ -160,8 +162,9 @@ def session_rankings(rankings: Rankings, sessions: Sessions, width: int | None =
     grade = np.where(judged, take(rankings.grade, 0.0) if D else 0.0, 0.0)
     doc = take(rankings.doc, -1) if D else np.full(inside.shape, -1)
     n_turns = np.array([len(t) for t in sessions.turns])
-    ideal = np.where(known[..., None], rankings.ideal[index], 0.0).reshape(len(sessions.ids), -1)
-    ideal = -np.sort(-ideal, axis=-1)
+    ideal = np.where(known[..., None], rankings.ideal[index], 0.0)
+    turn_ideal = np.pad(ideal, [(0, 0), (0, 0), (0, max(width - ideal.shape[-1], 0))])[..., :width]
+    ideal = -np.sort(-ideal.reshape(len(sessions.ids), -1), axis=-1)
     words = None
     if rankings.words is not None:
         words = take(rankings.words, np.nan).reshape(shape)
@@ -170,7 +173,24 @@ def session_rankings(rankings: Rankings, sessions: Sessions, width: int | None =
         judged=judged.reshape(shape), doc=doc.reshape(shape), length=np.broadcast_to(n_turns * width, shape[:2]).copy(),
         present=(known[None] & rankings.present[:, index] & (rankings.length[:, index] > 0)).any(-1),
         ideal=ideal, n_judged=np.where(known, rankings.n_judged[index], 0).sum(-1), max_grade=rankings.max_grade,
-        words=words, width=width, turns=n_turns, turn_topics=names)
+        words=words, width=width, turns=n_turns, turn_topics=names,
+        turn_ideal=np.maximum(turn_ideal, 0.0).reshape(len(sessions.ids), -1))
+
+
+def ideal_session(laid: SessionRankings) -> SessionRankings:
+    """The ideal session of each session of ``laid``, one run ``ideal``: every turn's ideal
+    ranking (:attr:`SessionRankings.turn_ideal`), every rank of it judged (nsDCG's normaliser).
+
+    >>> from rpdi.metrics.rankings import Rankings
+    >>> r = Rankings.of_grades(np.array([[[0.0, 2.0], [1.0, 0.0]]]), np.array([[2.0, 1.0], [1.0, 0.0]]), [2, 2], 2.0,
+    ...                        topics=np.array(["a_1", "a_2"], dtype=object))
+    >>> ideal_session(session_rankings(r, sessions_from_ids(r.topics))).grade.tolist()
+    [[[2.0, 1.0, 1.0, 0.0]]]
+    """
+    grade = laid.turn_ideal[None]
+    return replace(laid, runs=("ideal",), grade=grade, judged=np.ones(grade.shape, bool),
+                   doc=np.full(grade.shape, -1), length=laid.length[:1].copy(), present=laid.present[:1].copy(),
+                   words=None)
 
 
 def session_width(measure, rankings: Rankings) -> int:

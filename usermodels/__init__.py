@@ -16,6 +16,7 @@ from rpdi.usermodels.bpm import BPM, BPMDynamic
 from rpdi.usermodels.cautious_rr import CautiousRR
 from rpdi.usermodels.cwl import INSQ, INST, NERR8, NERR9, NERR10, NERR11
 from rpdi.usermodels.err import ERR
+from rpdi.usermodels.escg import ExpectedSessionCG
 from rpdi.usermodels.exact import AGGREGATIONS, ExactValue, Expectations, exact
 from rpdi.usermodels.hit import HIT, Success
 from rpdi.usermodels.intents import NDEVAL_USERS, IntentAware
@@ -23,6 +24,7 @@ from rpdi.usermodels.ift import IFTGoal, IFTGoalRate, IFTRate
 from rpdi.usermodels.logdiscount import DCG, NDCG, SDCG
 from rpdi.usermodels.novelty import NNRBP, NRBP, AlphaDCG, AlphaNDCG
 from rpdi.usermodels.npv import NPV
+from rpdi.usermodels.nsdcg import NormalisedSessionDCG
 from rpdi.usermodels.plugin import is_plugin, load_plugin
 from rpdi.usermodels.population import BetaRBP
 from rpdi.usermodels.precision import Precision
@@ -45,7 +47,8 @@ MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [
 # the users of ndeval's diversity measures, which read the subtopics of diversity qrels
 DIVERSITY_MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [AlphaDCG, AlphaNDCG, NRBP, NNRBP]}
 # the users of the session measures, which read a session's turns end to end (metrics.sessions)
-SESSION_MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [SessionDCG, SessionRBP]}
+SESSION_MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [SessionDCG, SessionRBP, NormalisedSessionDCG,
+                                                                                   ExpectedSessionCG]}
 
 
 def model_for(measure, base: str | None = None) -> BrowsingModel:

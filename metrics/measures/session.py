@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.measures.kernels import discount
+from rpdi.metrics.measures.kernels import discount, div
 from rpdi.metrics.measures.registry import MAX_REL, MeasureSpec, Param, persistence, register
 from rpdi.metrics.view import Score, View, scaled_gains
 
@@ -61,6 +61,32 @@ def sdcg(v: View, b: float, bq: float, cutoff: int | None) -> Score:
     return Score(value, residual=(unknown * w).sum((-2, -1)) * v.max_grade)
 
 
+def nsdcg(v: View, b: float, bq: float, cutoff: int | None) -> Score:
+    """nsDCG = sDCG / sDCG of the ideal session, in which every turn is its own ideal ranking
+    (its judged grades, best first, cut at k); undefined if that is 0. The residual is sDCG's
+    over the same ideal.
+
+    User: sDCG's, its expected total gain divided by the same user's on the ideal session (a
+    constant per session). Reference: Järvelin, Price, Delcambre & Nielsen (ECIR 2008) for sDCG;
+    normalised by the ideal session as Kanoulas, Carterette, Clough & Sanderson (SIGIR 2011) and
+    Jiang & Allan (CHIIR 2016) do, with one ideal ranking per turn (CAsT judges each turn apart).
+
+    >>> from rpdi.metrics.sessions import session_rankings, sessions_from_ids
+    >>> from rpdi.metrics.rankings import Rankings
+    >>> r = Rankings.of_grades(np.array([[[0.0, 2.0], [1.0, 0.0]]]), np.array([[2.0, 0.0], [1.0, 0.0]]), [2, 2], 2.0,
+    ...                        topics=np.array(["s_1", "s_2"], dtype=object))
+    >>> s = session_rankings(r, sessions_from_ids(r.topics))
+    >>> round(float(nsdcg(View(s), 2, 2, None).value[0, 0]), 6)  # (2 + 1/2) / (2 + 1/2)
+    1.0
+    """
+    score = sdcg(v, b, bq, cutoff)
+    r = v.rankings
+    ideal = r.grid(r.turn_ideal[None])
+    w = query_discount(ideal.shape[2], bq)[:, None] * discount(np.arange(1, ideal.shape[3] + 1), b)
+    best = (ideal * w).sum((-2, -1))
+    return Score(div(score.value, best), residual=div(score.residual, best))
+
+
 def srbp_weights(Q: int, k: int, p: float, b: float) -> np.ndarray:
     """(Q, k) sRBP's weights (1 - p) x^(q-1) (b p)^(i-1), x = (p - b p) / (1 - b p): the
     probability that the user reads rank i of turn q, times 1 - p."""
@@ -93,15 +119,86 @@ def srbp(v: View, p: float, b: float, rel: float | None, max_rel: float | None, 
     return Score((gains * w * exists).sum((-2, -1)), residual=(unknown * w).sum((-2, -1)))
 
 
+def unseen(doc: np.ndarray, p_down: float) -> np.ndarray:
+    """(S, Σ, Q, k) the probability that a user of Kanoulas et al.'s model who reads the document
+    at rank i of turn q of ``doc`` (document codes, -1: none) has not read it before: 0 if it
+    stands higher in turn q, else the product over earlier turns q' holding it (at rank j, its
+    first there) of P(the user stopped above j in q') = 1 - p_down^(j - 1). The stopping ranks
+    of the turns read are independent of each other and of reaching turn q, hence the product.
+
+    >>> unseen(np.array([[[[7, 8], [8, 7]]]]), 0.5).tolist()  # 7 and 8 again: read before w.p. 1 and 1/2
+    [[[[1.0, 1.0], [0.5, 0.0]]]]
+    """
+    Q, k = doc.shape[-2:]
+    flat = doc.reshape(-1, Q, k)
+    keys = (np.arange(len(flat))[:, None, None] * (int(flat.max(initial=0)) + 2) + flat + 1).ravel()
+    rank, turn = np.arange(1, k + 1), np.arange(Q)[:, None]
+    out = np.ones(flat.shape)
+    for q in range(Q):  # where each document stands in turn q: one search over every session
+        row = keys.reshape(flat.shape)[:, q].ravel()
+        order = np.argsort(row, kind="stable")  # a document's first rank first
+        at = np.searchsorted(row[order], keys).clip(max=len(row) - 1)
+        found = ((row[order][at] == keys) & (flat.ravel() >= 0)).reshape(flat.shape)
+        j = (order[at] % k + 1).reshape(flat.shape)
+        out *= np.where(found & (turn > q), 1.0 - p_down ** (j - 1.0), 1.0)
+        out *= np.where(found & (turn == q) & (j < rank), 0.0, 1.0)
+    return out.reshape(doc.shape)
+
+
+def escg(v: View, p_reform: float, p_down: float, cutoff: int | None) -> Score:
+    """esCG = sum_q sum_{i<=k} g(q, i) p_reform^(q-1) p_down^(i-1) u(q, i), u = P(not read before)
+    (:func:`unseen`); residual: the same sum over unknown ranks at the largest grade, u taken as
+    1 (at its best a document not yet known is new).
+
+    Gains are the grades. User (the model of Kanoulas, Carterette, Clough & Sanderson's
+    model-based session measures): reads down a turn's ranking, after each document going on
+    with probability p_down, else stopping there (at rank k for sure); having stopped, moves to
+    the next query with probability p_reform (after the last, the session ends). A path is the
+    stopping ranks (r_1, ..., r_m) of the turns read, with probability
+    prod_{q<m} P(r_q) p_reform * P(r_m) (1 - p_reform [m < Q]), P(r) = p_down^(r-1)(1 - p_down)
+    (p_down^(k-1) at r = k); esCG is the expectation over paths of the cumulated gain of what the
+    path read, a document read before counting nothing. Reference: Kanoulas, Carterette, Clough
+    & Sanderson, "Evaluating multi-query sessions" (SIGIR 2011), their expected session measure
+    with M the cumulated gain (Jiang & Allan's esnDCG without its path discount, before its
+    normalisation).
+
+    >>> from rpdi.metrics.sessions import session_rankings, sessions_from_ids
+    >>> from rpdi.metrics.rankings import Rankings
+    >>> r = Rankings.of_grades(np.array([[[1.0, 2.0], [2.0, 1.0]]]), np.array([[2.0, 1.0], [2.0, 1.0]]), [2, 2], 2.0,
+    ...                        topics=np.array(["s_1", "s_2"], dtype=object))
+    >>> s = session_rankings(r, sessions_from_ids(r.topics))
+    >>> round(float(escg(View(s), 0.5, 0.5, None).value[0, 0]), 6)  # 1 + 2/2 + (2 + 1/2)/2
+    3.25
+    """
+    grade, unknown, exists = session_grid(v, cutoff, "esCG")
+    r = v.rankings
+    w = p_reform ** np.arange(grade.shape[2])[:, None] * p_down ** np.arange(grade.shape[3])
+    value = (np.maximum(grade, 0.0) * unseen(r.grid(r.doc), p_down) * w * exists).sum((-2, -1))
+    return Score(value, residual=(unknown * w).sum((-2, -1)) * v.max_grade)
+
+
 _LOG_BASE = "> 1"
+_PROBABILITY = "in [0, 1]"
 register(
     MeasureSpec("sDCG", sdcg, (Param("b", float, 2.0, "log base of the rank discount", lambda x: x > 1, _LOG_BASE),
                                Param("bq", float, 4.0, "log base of the query discount", lambda x: x > 1, _LOG_BASE)),
                 "optional", "reads rank i of turn q with probability 1/((1 + log_bq q) max(1, log_b i))",
                 "Järvelin, Price, Delcambre & Nielsen 2008", passes_cutoff=True, residual=True, session=True),
+    MeasureSpec("nsDCG", nsdcg, (Param("b", float, 2.0, "log base of the rank discount", lambda x: x > 1, _LOG_BASE),
+                                 Param("bq", float, 4.0, "log base of the query discount", lambda x: x > 1, _LOG_BASE)),
+                "optional", "sDCG's user, divided by its value on the ideal session (each turn its ideal ranking)",
+                "Järvelin et al. 2008; normalised as Kanoulas et al. 2011", passes_cutoff=True, residual=True,
+                session=True),
+    MeasureSpec("esCG", escg, (Param("p_reform", float, 0.8, "having stopped in a turn, the probability of "
+                                     "moving to the next query", lambda x: 0 <= x <= 1, _PROBABILITY),
+                               Param("p_down", float, 0.7, "the probability of reading on down a turn's ranking",
+                                     lambda x: 0 <= x <= 1, _PROBABILITY)),
+                "optional", "reads down with p_down, else stops the turn and moves to the next query with p_reform; "
+                "a document read before gains nothing", "Kanoulas, Carterette, Clough & Sanderson 2011",
+                passes_cutoff=True, residual=True, session=True),
     MeasureSpec("sRBP", srbp, (persistence("p", "probability of reading on after a document"),
                                Param("b", float, 0.6, "reading on, the probability of going down (else: next query)",
-                                     lambda x: 0 <= x <= 1, "in [0, 1]"),
+                                     lambda x: 0 <= x <= 1, _PROBABILITY),
                                Param("rel", float, None, "binary gains at this grade (default: grade/max_rel)",
                                      lambda x: x > 0, "> 0", optional=True), MAX_REL),
                 "optional", "reads on with probability p, down with b or to the next query with 1 - b",

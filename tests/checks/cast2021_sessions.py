@@ -1,7 +1,7 @@
 """How far into a conversation users get on the bundled CAsT 2021 runs: each run's
 distribution of the last turn its users read (a conversation drawn uniformly, then a user),
 computed exactly from the session users (usermodels.session.turns_reached), with the mean
-turn reached and each run's mean sRBP and sDCG over conversations.
+turn reached and each run's mean sRBP, sDCG, nsDCG and esCG over conversations.
 
     python tests/checks/cast2021_sessions.py [--out cast2021_turns.png] [--depth 10]
 
@@ -39,7 +39,7 @@ def main() -> None:
              f"sRBP(p=0.8,b=0.6)@{args.depth}": model_for(f"sRBP(p=0.8,b=0.6)@{args.depth}")}
     print(f"{len(sessions.ids)} conversations, {laid.turns.min()} to {laid.turns.max()} turns "
           f"(mean {laid.turns.mean():.2f}), {args.depth} ranks read per turn")
-    for measure in (f"sRBP(p=0.8,b=0.6)@{args.depth}", f"sDCG@{args.depth}"):
+    for measure in (f"sRBP(p=0.8,b=0.6)@{args.depth}", f"sDCG@{args.depth}", f"nsDCG@{args.depth}", f"esCG@{args.depth}"):
         score = session_score(parse_measure(measure), rankings, sessions)
         print(f"{measure:24s} " + "  ".join(f"{n} {v:.4f}" for n, v in zip(names, session_means(score.value, laid.present))))
     dists = {}

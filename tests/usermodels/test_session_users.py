@@ -19,7 +19,8 @@ from rpdi.usermodels import exact, model_for
 from rpdi.usermodels.session import SessionUser, turns_reached
 
 MEASURES = ["sRBP(p=0.8,b=0.6)@6", "sRBP(p=0.9,b=0.3,rel=2)@4", "sRBP(p=0.6,b=1)@3", "sRBP(p=0.7,b=0)@5",
-            "sDCG@6", "sDCG(b=3,bq=2)@4"]
+            "sDCG@6", "sDCG(b=3,bq=2)@4", "nsDCG@6", "nsDCG(b=3,bq=2)@4", "esCG@6", "esCG(p_reform=0.5,p_down=0.9)@4",
+            "esCG(p_reform=1,p_down=1)@3"]
 
 
 def _random(seed, depth=6):
@@ -52,7 +53,8 @@ def test_exact_equals_closed_form(seed, name):
     np.testing.assert_allclose(expected.residual, closed.residual, rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("name", ["sRBP(p=0.8,b=0.6)@10", "sDCG(bq=4)@10", "sRBP(p=0.95,b=0.5)@50"])
+@pytest.mark.parametrize("name", ["sRBP(p=0.8,b=0.6)@10", "sDCG(bq=4)@10", "sRBP(p=0.95,b=0.5)@50", "nsDCG@10",
+                                  "esCG@10", "esCG(p_reform=0.9,p_down=0.9)@30"])
 def test_exact_equals_closed_form_on_cast(cast, name):
     rankings, sessions = cast
     measure = parse_measure(name)
@@ -110,6 +112,38 @@ def test_simulated_users_agree_on_cast():
                                          users=2000, seed=5, with_verdict=True)
     assert verdict.status == 0, verdict.failures
     assert verdict.counts["closed_vs_exact"] > 0 and len(records) == 4
+
+
+def _shared_documents(tmp_path, write_trec, seed):
+    """A small collection whose turns retrieve the documents of their session's pool, so that a
+    session's turns retrieve the same documents again; each turn its own qrels."""
+    rng = np.random.default_rng(seed)
+    qrels, runs = {}, {"a": {}, "b": {}}
+    for x in range(4):
+        pool = [f"{x}-{i}" for i in range(7)]
+        for q in range(1, int(rng.integers(2, 5))):
+            t = f"{x}_{q}"
+            qrels[t] = {d: int(rng.integers(0, 3)) for d in pool if rng.random() < 0.7}
+            for run in runs.values():
+                run[t] = {d: float(rng.random()) for d in rng.choice(pool, int(rng.integers(1, 6)), replace=False)}
+    return write_trec(str(tmp_path), qrels, runs)
+
+
+@pytest.mark.parametrize("engine, users", [("vector", 4000), ("agent", 300)])
+def test_simulated_users_agree_where_documents_come_again(tmp_path, write_trec, engine, users):
+    """esCG's and nsDCG's users, on sessions whose turns retrieve the same documents."""
+    q, r = _shared_documents(tmp_path, write_trec, 12)
+    _, verdict = simulate_sessions(q, r, ["esCG(p_reform=0.7,p_down=0.8)@4", "nsDCG(bq=2)@4"], users=users, seed=4,
+                                   engine=engine, with_verdict=True, per_topic=True)
+    assert verdict.status == 0, verdict.failures
+    assert verdict.counts["closed_vs_exact"] == 2 * 2 * 4 and verdict.counts["mean"] > 0
+
+
+def test_esCG_users_agree_on_cast():
+    _, verdict = simulate_sessions(CAST2021_QRELS, cast2021_runs()[:2], ["esCG@10", "nsDCG@10"], users=2000, seed=6,
+                                   with_verdict=True)
+    assert verdict.status == 0, verdict.failures
+    assert verdict.counts["closed_vs_exact"] > 0 and verdict.counts["mean"] > 0
 
 
 class Patient(SessionUser):

@@ -1,0 +1,134 @@
+"""esCG (Kanoulas, Carterette, Clough & Sanderson 2011) and nsDCG: the closed forms against plain
+re-derivations written here, esCG's by enumerating every path a user may take through a session
+with its probability, on sessions whose turns retrieve the same documents again."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from rpdi.metrics.names import parse_measure
+from rpdi.metrics.rankings import Rankings
+from rpdi.metrics.sessions import session_rankings, session_score, sessions_from_ids
+
+
+def _random(seed, sessions=4, most_turns=3, depth=4, pool=4):
+    """Rankings of the turns of a few sessions (CAsT ids), grades 0..3, unjudged documents,
+    short and empty rankings, a turn position nobody judged, and the documents of a session drawn
+    from a small pool, so that turns retrieve the same documents (now and then twice in a turn)."""
+    rng = np.random.default_rng(seed)
+    topics = []
+    for x in range(sessions):
+        n = int(rng.integers(1, most_turns + 1))
+        topics += [f"{x}_{q}" for q in range(1, n + 1) if not (x == 0 and q == 2 and n > 2)]
+    S, T = 2, len(topics)
+    length = rng.integers(0, depth + 1, (S, T))
+    length[0, 0] = 0
+    inside = np.arange(depth) < length[..., None]
+    judged = (rng.random((S, T, depth)) < 0.8) & inside
+    grade = np.where(judged, rng.integers(0, 4, (S, T, depth)), 0).astype(float)
+    session = np.array([int(t.split("_")[0]) for t in topics])
+    doc = np.where(inside, session[None, :, None] * pool + rng.integers(0, pool, (S, T, depth)), -1)
+    ideal = -np.sort(-rng.integers(0, 4, (T, depth)), axis=-1).astype(float)
+    r = Rankings.of_grades(grade, ideal, [depth] * T, 3.0, judged=judged, length=length,
+                           topics=np.array(topics, dtype=object))
+    return replace(r, doc=doc), sessions_from_ids(topics)
+
+
+def _turns(laid, s, x):
+    """Session x of run s as a list of turns, each a list of (grade, known, document) by rank."""
+    g, j, d = (laid.grid(a)[s, x] for a in (laid.grade, laid.judged, laid.doc))
+    return [[(float(g[q, i]), bool(j[q, i]), int(d[q, i])) for i in range(laid.width)]
+            for q in range(int(laid.turns[x]))]
+
+
+def escg_by_enumeration(turns, p_reform, p_down, top):
+    """Every path: the user reads turns 1..m, stopping in turn q at rank r_q (probability
+    p_down^(r-1)(1 - p_down), p_down^(k-1) at the last rank k), moving on after each turn but the
+    last read with p_reform, ending the session after it with 1 - p_reform (1 after the last
+    turn). The path's cumulated gain sums the grades of the documents it read, each the first
+    time only; for the upper end every unknown document read counts ``top``."""
+    k = len(turns[0])
+    stop = [p_down ** (r - 1) * (1 - p_down) if r < k else p_down ** (k - 1) for r in range(1, k + 1)]
+    value = upper = 0.0
+    for m in range(1, len(turns) + 1):
+        end = 1 - p_reform if m < len(turns) else 1.0
+        for ranks in itertools.product(range(1, k + 1), repeat=m):
+            prob = p_reform ** (m - 1) * end * math.prod(stop[r - 1] for r in ranks)
+            read, low, high = set(), 0.0, 0.0
+            for turn, r in zip(turns, ranks):
+                for grade, known, doc in turn[:r]:
+                    new = doc < 0 or doc not in read
+                    read.add(doc)
+                    low += grade if known and new else 0.0
+                    high += (grade if new else 0.0) if known else top
+            value += prob * low
+            upper += prob * high
+    return value, upper - value
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("name, p_reform, p_down", [
+    ("esCG@4", 0.8, 0.7), ("esCG(p_reform=0.5,p_down=0.9)@3", 0.5, 0.9), ("esCG(p_reform=1,p_down=0.3)@4", 1.0, 0.3),
+    ("esCG(p_reform=0.6,p_down=1)@2", 0.6, 1.0), ("esCG(p_reform=0,p_down=0.5)@4", 0.0, 0.5),
+])
+def test_escg_is_the_expectation_over_paths(seed, name, p_reform, p_down):
+    rankings, sessions = _random(seed)
+    measure = parse_measure(name)
+    score = session_score(measure, rankings, sessions)
+    laid = session_rankings(rankings, sessions, measure.cutoff)
+    duplicates = 0
+    for s in range(2):
+        for x in range(len(sessions.ids)):
+            turns = _turns(laid, s, x)
+            docs = [d for turn in turns for _, _, d in turn if d >= 0]
+            duplicates += len(docs) - len(set(docs))
+            value, residual = escg_by_enumeration(turns, p_reform, p_down, 3.0)
+            assert score.value[s, x] == pytest.approx(value, rel=1e-12, abs=1e-14)
+            assert score.residual[s, x] == pytest.approx(residual, rel=1e-12, abs=1e-14)
+    assert duplicates > 0  # the sessions do read documents again
+
+
+def test_escg_without_duplicates_is_a_reading_probability_sum():
+    """With every document new, esCG = sum_q sum_i g(q, i) p_reform^(q-1) p_down^(i-1): turn q is
+    reached w.p. p_reform^(q-1), its rank i read w.p. p_down^(i-1); here a document of grade g
+    at rank i of turn q of a two-turn session, p_reform = p_down = 1/2."""
+    grade = np.array([[[3.0, 1.0], [2.0, 0.0]]])
+    r = Rankings.of_grades(grade, np.zeros((2, 1)), [1, 1], 3.0, topics=np.array(["a_1", "a_2"], dtype=object))
+    got = session_score(parse_measure("esCG(p_reform=0.5,p_down=0.5)@2"), r, sessions_from_ids(r.topics))
+    assert got.value[0, 0] == pytest.approx(3 + 1 / 2 + 2 / 2)
+
+
+def nsdcg_by_definition(turns, ideals, b, bq):
+    """sDCG (Järvelin et al. 2008: a turn's DCG, gain = grade, no discount before rank b then
+    1/log_b i, divided by 1 + log_bq q) over the sDCG of the session whose every turn is its
+    topic's ideal ranking; unknown ranks at grade 3 for the upper end."""
+    def sdcg(rows):
+        return sum(g / ((1 + math.log(q, bq)) * (1.0 if i < b else math.log(i, b)))
+                   for q, row in enumerate(rows, start=1) for i, g in enumerate(row, start=1))
+
+    best = sdcg(ideals)
+    if best == 0:
+        return math.nan, math.nan
+    value = sdcg([[g for g, _, _ in turn] for turn in turns])
+    upper = sdcg([[g if known else 3.0 for g, known, _ in turn] for turn in turns])
+    return value / best, (upper - value) / best
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+@pytest.mark.parametrize("name, b, bq", [("nsDCG@4", 2, 4), ("nsDCG(b=3,bq=2)@3", 3, 2), ("nsDCG@6", 2, 4)])
+def test_nsdcg_equals_its_definition(seed, name, b, bq):
+    rankings, sessions = _random(seed)
+    measure = parse_measure(name)
+    score = session_score(measure, rankings, sessions)
+    laid = session_rankings(rankings, sessions, measure.cutoff)
+    k, where = measure.cutoff, {t: i for i, t in enumerate(rankings.topics)}
+    for s in range(2):
+        for x, topics in enumerate(sessions.turns):
+            ideals = [[0.0] * k if t is None else (list(rankings.ideal[where[t]][:k]) + [0.0] * k)[:k] for t in topics]
+            value, residual = nsdcg_by_definition(_turns(laid, s, x), ideals, b, bq)
+            np.testing.assert_allclose([score.value[s, x], score.residual[s, x]], [value, residual], rtol=1e-12)
