@@ -22,7 +22,8 @@ RUNS = ("org_manual_bm25", "org_convdr", "org_manual_ance_bert")
 
 @pytest.fixture(scope="module")
 def cast_run(tmp_path_factory):
-    """The shipped config on three of the five runs with 150 users per (run, session, measure)."""
+    """The shipped config on three of the five runs with 150 users per (run, session, measure),
+    comparing also the users' exact preference."""
     from rpdi.experiments.cli import main
 
     tmp = tmp_path_factory.mktemp("cast")
@@ -32,7 +33,8 @@ def cast_run(tmp_path_factory):
     text = (text.replace("users = 2000", "users = 150")
             .replace('"../data/cast2021/qrels.txt.gz"', json.dumps(CAST2021_QRELS))
             .replace('["../data/cast2021/runs/*.run.gz"]', json.dumps(runs))
-            .replace("plots = true", "plots = false"))
+            .replace("plots = true", "plots = false")
+            .replace('baseline = "org_manual_bm25"', 'baseline = "org_manual_bm25"\nusers = 0'))
     config = tmp / "cast.toml"
     config.write_text(text)
     status = main(["run", str(config), "--out", str(tmp / "out")])
@@ -69,17 +71,19 @@ def test_the_config_s_comparison_is_rpdi_compare_s_over_sessions(cast_run):
     measures = _measures(out)
     with open(out / "compare.json") as f:
         pairs = json.load(f)
-    theirs = compare(CAST2021_QRELS, runs, [resolve(m) for m in measures], baseline="org_manual_bm25", seed=2021)
+    theirs = compare(CAST2021_QRELS, runs, [resolve(m) for m in measures], baseline="org_manual_bm25", seed=2021,
+                     users=0)
     assert len(pairs) == len(theirs) == 2 * len(measures)
     for mine, other in zip(pairs, theirs):
         assert mine["sessions"] == other["sessions"] == 19 and "topics" not in mine
         for key in ("run_a", "run_b", "p", "p_adjusted", "significant"):
             assert mine[key] == other[key], key
         assert mine["diff"] == pytest.approx(other["diff"], rel=1e-12)
+        assert mine["user_b_better"] == pytest.approx(other["user_b_better"], rel=1e-12)
     with open(out / "compare.csv") as f:
         assert "sessions" in next(csv.reader(f))
     summary = (out / "summary.md").read_text()
-    assert "(adjusted p <= 0.05); 19 sessions" in summary
+    assert "(adjusted p <= 0.05); 19 sessions" in summary and "on the same session" in summary
 
 
 CONFIG = """\
