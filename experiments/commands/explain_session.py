@@ -94,7 +94,7 @@ def _moves_on(view: PerTurn) -> np.ndarray:
 def _table(header: list[str], shown: str, model, turns: list[list], view: PerTurn, digits: int) -> str:
     cell = lambda x: _cell(x, digits)  # noqa: E731
     Q, width = view.read.shape
-    lines = header[:2] + [f"W(q, i) = V(q, i)" if model.aggregation == "total" and not model.normalised
+    lines = header[:2] + ["W(q, i) = V(q, i)" if model.aggregation == "total" and not model.normalised
                           else "W(q, i): none", f"session: {shown} ({Q} turns, {width} ranks read each)"]
     upper = (f" (up to {cell(view.upper)} were the unjudged documents, short rankings and unjudged turns "
              f"relevant)" if view.upper > view.value else "")

@@ -67,7 +67,7 @@ def test_the_cast_config_agrees_and_its_values_are_rpdi_eval_s_per_session(cast_
 
 
 def test_the_config_s_comparison_is_rpdi_compare_s_over_sessions(cast_run):
-    status, out, runs = cast_run
+    _, out, runs = cast_run
     measures = _measures(out)
     with open(out / "compare.json") as f:
         pairs = json.load(f)
