@@ -47,15 +47,16 @@ def explain_session(args, model, parse_ranking, header) -> str:
 
 def example_session(turns: list[list], cutoff: int | None) -> SessionRankings:
     """One session of the given turns (grades per rank, None unjudged), each read to ``cutoff``
-    (else the longest turn's length); each turn's ideal ranking is its own grades'."""
+    (else the longest turn's length); each turn's ideal ranking is its own grades', the largest
+    grade the largest given (as for :func:`metrics.evaluate.rankings_from_grades`)."""
     Q, D = len(turns), max(len(t) for t in turns)
     grade, judged = np.zeros((1, Q, D)), np.zeros((1, Q, D), bool)
     for q, t in enumerate(turns):
         judged[0, q, :len(t)] = [g is not None for g in t]
         grade[0, q, :len(t)] = [g or 0.0 for g in t]
     ideal = -np.sort(-np.where(judged[0], grade[0], 0.0), axis=1)
-    known = max((g for t in turns for g in t if g is not None), default=0.0)
-    rankings = Rankings.of_grades(grade, ideal, judged[0].sum(1), max(known, 1.0), judged=judged,
+    top = max((g for t in turns for g in t if g is not None), default=0.0)  # as explain's one ranking
+    rankings = Rankings.of_grades(grade, ideal, judged[0].sum(1), top, judged=judged,
                                   length=np.array([[len(t) for t in turns]]), runs=("run",),
                                   topics=np.array([f"s_{q + 1}" for q in range(Q)], dtype=object))
     return session_rankings(rankings, sessions_from_ids(rankings.topics), cutoff or D)
