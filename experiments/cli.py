@@ -256,7 +256,8 @@ def _explain_parser(sub) -> None:
     p.add_argument("--ranking", default=TABLE_II_RANKING,
                    help="grades (1,1,0,0,2) or $ relevant, - not relevant, ? unjudged; one that begins "
                         "with - as --ranking=-$-$ (default: the RBP paper's example, Moffat & Zobel "
-                        "2008, Table II: %(default)s)")
+                        "2008, Table II: %(default)s); for a session measure (sRBP, sDCG) its turns' "
+                        "rankings separated by | (default: $-$--|-----|$$---)")
     p.add_argument("--depth", type=int, metavar="N", help="ranks shown (default: the ranking's length)")
     p.add_argument("--intents", metavar="P",
                    help="for a diversity measure (alpha-nDCG@10, ERR-IA@10, any X-IA), whose --ranking gives per "

@@ -145,11 +145,25 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
                 per_intent += intent_preferences(m.text, by_variant, _intent_probabilities(m, on)[where],
                                                  names, options)
         records += recs
+    records = in_units(records, session)
     if dataframe:
         import pandas as pd
 
         records, per_intent = pd.DataFrame(records), pd.DataFrame(per_intent)
     return (records, per_intent) if by_intent else records
+
+
+def in_units(records: list[dict], session: bool) -> list[dict]:
+    """Pair records whose count of observations is named for what they are: ``sessions`` for
+    session measures (each session one observation), else ``topics`` as given."""
+    if not session:
+        return records
+    return [{("sessions" if key == "topics" else key): value for key, value in r.items()} for r in records]
+
+
+def unit_fields(fields: tuple[str, ...], session: bool) -> tuple[str, ...]:
+    """The output fields of pair records (:func:`in_units`): ``sessions`` in place of ``topics``."""
+    return tuple("sessions" if f == "topics" and session else f for f in fields)
 
 
 # what ties="expected" and "range" add to a pair's record (see compare)
@@ -285,16 +299,22 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
             per.setdefault(r["measure"], {}).setdefault(r["run"], {})[r["topic"]] = value
             method.setdefault(r["measure"], "closed_form" if r["closed_form"] is not None else "exact")
     pairs, power = [], []
-    rankings = None
+    read = dict.fromkeys(per)  # the rankings each measure reads, where the users or the tie orders need them
     if c.users is not None or c.ties != "trec_eval":
-        from rpdi.experiments.tasks import data_source, source_rankings
+        from rpdi.experiments.tasks import data_source, measure_rankings, source_rankings
 
-        rankings = source_rankings(data_source(config), data[1], config.experiment.topics)
+        source, topics = data_source(config), config.experiment.topics
+        if "sessions" in source:  # each measure's sessions laid out at its cutoff
+            read = {m: measure_rankings(source, data[1], topics, model_for(m).measure) for m in per}
+        else:
+            read = dict.fromkeys(per, source_rankings(source, data[1], topics))
     if c.users is not None:
-        _check_user_work([model_for(m) for m in per], rankings, c.users, config.experiment.convention,
-                         config.experiment.force)
-    tied = _config_ties(c.ties, rankings, per)
+        for on in {id(r): r for r in read.values()}.values():
+            _check_user_work([model_for(m) for m in per if read[m] is on], on, c.users, config.experiment.convention,
+                             config.experiment.force)
+    tied = _config_ties(c.ties, next(iter(read.values()), None), per)
     for measure, by_run in per.items():
+        rankings = read[measure]
         runs = list(by_run) if rankings is None else [r for r in rankings.runs if r in by_run]
         if c.baseline is not None and c.baseline not in runs:
             raise InputError(f"compare.baseline: {c.baseline!r} is not one of the runs ({', '.join(runs)})")
@@ -326,9 +346,11 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
         if c.discriminative_power:
             every = pairs if c.baseline is None else compare_scores(X, runs, measure, **options)
             power += discriminative_power([r for r in every if r["measure"] == measure], c.alpha)
+    session = config.data.sessions is not None
     if not pairs:
-        return "Comparing systems needs two or more runs with two or more common topics.\n", []
-    fields = FIELDS + (USER_FIELDS if c.users is not None else ()) + TIE_FIELDS.get(c.ties, ())
+        return f"Comparing systems needs two or more runs with two or more common {'sessions' if session else 'topics'}.\n", []
+    pairs = in_units(pairs, session)
+    fields = unit_fields(FIELDS + (USER_FIELDS if c.users is not None else ()) + TIE_FIELDS.get(c.ties, ()), session)
     write_atomic(os.path.join(out_dir, "compare.csv"), to_csv(pairs, fields))
     write_atomic(os.path.join(out_dir, "compare.json"), to_json(pairs))
     text = (f"{c.test} test, {c.correction} correction, alpha {c.alpha:g}, seed {config.experiment.seed} "
@@ -348,5 +370,5 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
     return text, written
 
 
-__all__ = ["compare", "intent_preferences", "report_section", "discriminative_power", "FIELDS",
+__all__ = ["compare", "intent_preferences", "report_section", "discriminative_power", "in_units", "unit_fields", "FIELDS",
            "USER_FIELDS", "POWER_FIELDS", "INTENT_FIELDS"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rpdi.experiments.formats import units
 from rpdi.experiments.plots import _finish, _pyplot
 
 
@@ -34,7 +35,7 @@ def forest(records: list[dict], path: str, what: str = "") -> list[str]:
             ax.axvline(null, color="k", lw=0.8, ls="--")
         row[0].set_yticks(y, [f"{r['run_b']} − {r['run_a']}" for r in rows], fontsize=7)
         row[0].set_title(m, fontsize=9, loc="left")
-    axes[-1, 0].set_xlabel("difference of means, B − A (bar: interval over topics)")
+    axes[-1, 0].set_xlabel(f"difference of means, B − A (bar: interval over {units(records)})")
     if users:
         axes[-1, 1].set_xlabel("P(a user of B fares better than one of A), ties half")
         axes[0, 1].set_title("what users experience", fontsize=9, loc="left")

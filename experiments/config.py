@@ -34,6 +34,7 @@ class Experiment(Settings):
     alpha: float = Field(0.01, gt=0, lt=1, description="family-wise error rate of the three-way verdict")
 
 
+CAST_SESSIONS = "cast"  # data.sessions: the sessions CAsT's topic ids SESSION_TURN name
 MAX_SYNTHETIC = 50_000_000  # ranked documents of a synthetic collection (a few GB of arrays)
 
 
@@ -60,6 +61,9 @@ class Data(_Strict):
     runs: list[str] | None = None
     intents: str | None = Field(None, description="intent probabilities P(i|q), 'topic subtopic probability' "
                                                   "lines, for diversity and intent-aware (X-IA) measures")
+    sessions: str | None = Field(None, description="what the session measures (sRBP, sDCG) read: a session file "
+                                                   "('session position topic' lines), or \"cast\": the qrels' "
+                                                   "CAsT topic ids SESSION_TURN (106_3: turn 3 of 106)")
     synthetic: Synthetic | None = None
 
     @model_validator(mode="after")
@@ -71,6 +75,8 @@ class Data(_Strict):
             raise ValueError("give both qrels and runs")
         if self.intents is not None and self.synthetic is not None:
             raise ValueError("intents: read with diversity qrels, not with [data.synthetic]")
+        if self.sessions is not None and self.synthetic is not None:
+            raise ValueError("sessions: read with qrels and runs, not with [data.synthetic]")
         return self
 
 
@@ -292,6 +298,11 @@ def resolve_files(config: Config, base: str, path: str = "config") -> None:
         data.intents = os.path.join(base, data.intents)
         if not os.path.isfile(data.intents):
             raise InputError(f"{path}: data.intents: no such file: {data.intents}")
+    if data.sessions not in (None, CAST_SESSIONS):
+        data.sessions = os.path.join(base, data.sessions)
+        if not os.path.isfile(data.sessions):
+            raise InputError(f"{path}: data.sessions: no such file: {data.sessions} (or \"{CAST_SESSIONS}\": the "
+                             f"qrels' CAsT topic ids)")
     if config.compare is not None and config.compare.baseline is not None:
         from rpdi.metrics.trec import run_name
 

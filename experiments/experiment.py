@@ -17,7 +17,7 @@ from rpdi.metrics.errors import InputError
 from rpdi.simulate.cells import cell_from_dict
 from rpdi.simulate.verdict import verdict as decide
 
-SHIPPED = ("validate_core", "rbp_paper", "metric_agreement", "template")
+SHIPPED = ("validate_core", "rbp_paper", "metric_agreement", "template", "cast2021_sessions")
 
 
 def config_path(name_or_path: str) -> str:

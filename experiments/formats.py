@@ -171,6 +171,12 @@ def worlds_compare_table(records: list[dict], digits: int = 4) -> str:
             "above 1 - 3/N (95%)\n")
 
 
+def units(records: list[dict]) -> str:
+    """What a comparison's observations are: ``sessions`` when its pair records count sessions
+    (session measures: each session one observation, its turns read end to end), else ``topics``."""
+    return "sessions" if records and "sessions" in records[0] else "topics"
+
+
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))
 
 
@@ -235,12 +241,13 @@ def compare_table(records: list[dict], alpha: float, baseline: str | None = None
                     if r["user_b_better"] is not None else "–",
                     f"{r['user_outcome']} ({r['user_method']})" if r["user_outcome"] else "–"]
         lines.append(row)
-    text = align(rows) + legend + f"; {first['topics']} topics\n\n" + align([header] + lines)
+    unit = units(records)
+    text = align(rows) + legend + f"; {first[unit]} {unit}\n\n" + align([header] + lines)
     text += ("interval: of the mean difference B - A; effect: mean difference / sd of the "
              "differences; *: adjusted p <= alpha\n")
     if users:
         text += ("P(B user better): chance that a user of B ends with a better outcome than a user "
-                 "of A on the same topic (ties half; 0.5 = no difference), mean over topics\n")
+                 f"of A on the same {unit[:-1]} (ties half; 0.5 = no difference), mean over {unit}\n")
     return text + _exact_note(records, "compared on the exact expectations of the browsing model")
 
 

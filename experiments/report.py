@@ -18,8 +18,8 @@ import numpy as np
 
 from rpdi.choices import TABLE_II_RANKING
 from rpdi.experiments import plots
-from rpdi.experiments.config import shown_name
-from rpdi.experiments.formats import SIMULATE_FIELDS, align, md_table, number, to_csv, to_json
+from rpdi.experiments.config import CAST_SESSIONS, shown_name
+from rpdi.experiments.formats import SIMULATE_FIELDS, align, md_table, number, session_note, to_csv, to_json
 from rpdi.experiments.store import write_atomic
 from rpdi.simulate.cells import Cell, ClosedVsExact, Stochastic, ZeroVariance, cell_from_dict
 from rpdi.simulate.verdict import Verdict
@@ -219,11 +219,11 @@ MEANS_LEGEND = """\
 probability propagation (*aggregation*: which one equals the measure: `rate` = E[G]/E[N], the
 expected gain over the expected number of documents read; `mean_rate` = E[G/N], the mean of
 each user's own rate; `total` = E[G]); *estimate*: the mean over simulated users, *stderr* its
-standard error; *z* = (estimate - exact) / stderr. All are means over topics; – is undefined.
+standard error; *z* = (estimate - exact) / stderr. All are means over {units}; – is undefined.
 """
 
 AGREEMENT_LEGEND = """\
-Per measure, over its (run, topic) cells: *z-tests*, the z-tests made (of the mean, and of the
+Per measure, over its (run, {unit}) cells: *z-tests*, the z-tests made (of the mean, and of the
 variance); *max abs z*; *failing cells*, those the verdict above counts as failures (0 when
 simulation, model and closed form agree); *zero-variance*, the cells where every user has the
 same outcome, so no z-test is possible and the estimate must equal the exact value;
@@ -274,12 +274,16 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
     verdict_header = ["measure", "z-tests", "max abs z", "failing cells", "zero-variance",
                       "mismatches", "max abs(closed - exact)"]
     lines = verdict_lines(verdict)
+    sessions = config.data.sessions
+    unit = "topic" if sessions is None else "session"
     md = [f"# {config.experiment.name}\n",
-          f"seed {config.experiment.seed}, {config.experiment.users} users per (run, topic, measure), "
-          f"engine {config.experiment.engine}, convention {config.experiment.convention}\n",
-          "## Verdict\n", "\n".join(lines) + "\n",
-          "## Means over topics\n", md_table(header, summary_rows), MEANS_LEGEND,
-          "## Agreement\n", md_table(verdict_header, verdict_rows), AGREEMENT_LEGEND]
+          f"seed {config.experiment.seed}, {config.experiment.users} users per (run, {unit}, measure), "
+          f"engine {config.experiment.engine}, convention {config.experiment.convention}\n"]
+    if sessions is not None:  # what a session is, and whence
+        md.append(session_note(records, "table", None if sessions == CAST_SESSIONS else os.path.basename(sessions)))
+    md += ["## Verdict\n", "\n".join(lines) + "\n",
+           f"## Means over {unit}s\n", md_table(header, summary_rows), MEANS_LEGEND.format(units=f"{unit}s"),
+           "## Agreement\n", md_table(verdict_header, verdict_rows), AGREEMENT_LEGEND.format(unit=unit)]
     extra = _parameter_curves(config, records, main)
     analysis = config.analysis
     if analysis.agreement:

@@ -40,19 +40,51 @@ from rpdi.simulate.progress import progress_bar
 def data_source(config: Config) -> dict:
     """A JSON-able description of the data that any worker can load: with a diversity or
     intent-aware measure (alpha-nDCG, X-IA), the qrels are diversity qrels (``diversity``) and
-    ``intents`` the file of P(i|q), if given."""
+    ``intents`` the file of P(i|q), if given; with session measures (sRBP, sDCG) ``sessions``,
+    a session file or ``"cast"`` (:func:`check_sessions`)."""
     from rpdi.usermodels import model_for
 
-    diversity = any(model_for(m).measure.spec.intents for m in expand_measures(config))
+    models = [model_for(m) for m in expand_measures(config)]
+    diversity = any(m.measure.spec.intents for m in models)
     if config.data.synthetic is not None:
         if diversity:
             raise InputError("measures: the diversity and intent-aware measures read diversity qrels "
                              "(data.qrels), not [data.synthetic]")
+        if any(m.measure.spec.session for m in models):
+            raise InputError("measures: the session measures read the sessions of qrels and runs (data.qrels, "
+                             "data.runs, data.sessions), not [data.synthetic]")
         return {"synthetic": config.data.synthetic.model_dump()}
     if config.data.intents is not None and not diversity:
         raise InputError("data.intents: given, but no diversity or intent-aware measure (X-IA) reads them")
     extra = {"diversity": True, "intents": config.data.intents} if diversity else {}
+    if check_sessions(config, models):
+        extra = {"sessions": config.data.sessions}
     return {"qrels": config.data.qrels, "runs": list(config.data.runs), **extra}
+
+
+def check_sessions(config: Config, models) -> bool:
+    """Whether the config's measures are session measures (then ``data.sessions`` says which
+    sessions they read); InputError, one line naming the key, for session measures without
+    ``data.sessions``, sessions without one, a mix with single-query measures, or what sessions
+    do not have yet (intents, tie orders, residual depths)."""
+    session = [m.measure.text for m in models if m.measure.spec.session]
+    if not session:
+        if config.data.sessions is not None:
+            raise InputError("data.sessions: given, but no session measure (sRBP, sDCG, ...) reads them")
+        return False
+    single = [m.measure.text for m in models if not m.measure.spec.session]
+    if single:
+        raise InputError(f"measures: {single[0]!r} reads one query, {session[0]!r} a session: give session and "
+                         f"single-query measures in separate configs")
+    if config.data.sessions is None:
+        raise InputError(f"data.sessions: missing: the session measures ({session[0]!r}) read sessions; give a "
+                         f"session file ('session position topic' lines) or \"cast\" (the qrels' CAsT topic ids)")
+    for given, key in ((config.data.intents is not None, "data.intents"),
+                       (config.compare is not None and config.compare.ties != "trec_eval", "compare.ties"),
+                       (bool(config.analysis.residual_depths), "analysis.residual_depths")):
+        if given:
+            raise InputError(f"{key}: not with session measures ({session[0]!r}) yet")
+    return True
 
 
 @lru_cache(maxsize=4)
@@ -82,6 +114,32 @@ def source_rankings(source: dict, runs, topics: str):
                                source.get("intents"))[2]
 
 
+def measure_rankings(source: dict, runs, topics: str, measure):
+    """The rankings ``measure`` (a :class:`Measure`) reads of ``runs``: the source's, or for a
+    session source each session's turns laid end to end (:func:`metrics.sessions.session_rankings`),
+    as wide as ``rpdi simulate --sessions`` lays them out on all the source's runs."""
+    rankings = source_rankings(source, runs, topics)
+    if "sessions" not in source:
+        return rankings
+    from rpdi.metrics.sessions import session_rankings, session_width
+
+    sessions, every = _sessions(json.dumps(source, sort_keys=True), topics)
+    return session_rankings(rankings, sessions, session_width(measure, every))
+
+
+@lru_cache(maxsize=4)
+def _sessions(source_json: str, topics: str):
+    """(the sessions, the rankings of all runs) of a session source, once per process."""
+    from rpdi.experiments.config import CAST_SESSIONS
+    from rpdi.metrics.sessions import given_sessions
+
+    source = json.loads(source_json)
+    runs = load_data(source)[1]
+    every = source_rankings(source, runs, topics)
+    given = None if source["sessions"] == CAST_SESSIONS else source["sessions"]
+    return given_sessions(given, every.topics, runs), every
+
+
 def _digest(path: str) -> str:
     try:
         with open(path, "rb") as fh:
@@ -97,7 +155,10 @@ def fingerprint(source: dict, measures: list[str]) -> dict[str, dict]:
 
     from rpdi.usermodels.plugin import plugin_path
 
-    paths = [source["qrels"], *source["runs"], *filter(None, [source.get("intents")])] if "qrels" in source else []
+    from rpdi.experiments.config import CAST_SESSIONS
+
+    extra = [source.get("intents"), source.get("sessions") if source.get("sessions") != CAST_SESSIONS else None]
+    paths = [source["qrels"], *source["runs"], *filter(None, extra)] if "qrels" in source else []
     files = [_digest(f) for f in paths]
     models = {m: plugin_path(m) for m in measures}
     return {m: {"files": files, "model": _digest(path) if path else None, "rpdi": version("rpdi")}
@@ -118,6 +179,11 @@ def plan(config: Config) -> list[dict]:
             dup = next(r for r in runs if runs.count(r) > 1)
             raise InputError(f"data.runs: two run files are named {dup!r}")
         load_data(source)  # a malformed qrels or run file is reported before anything is written
+        if "sessions" in source:  # so is a bad session file, or topics that are not CAsT's
+            try:
+                _sessions(json.dumps(source, sort_keys=True), config.experiment.topics)
+            except InputError as exc:
+                raise InputError(f"data.sessions: {exc}") from None
     settings = config.experiment.model_dump(exclude={"name", "force"})
     measures = expand_measures(config)
     inputs = fingerprint(source, measures)
@@ -162,15 +228,16 @@ def _compute(spec: dict) -> dict:
     qrels, runs = load_data(spec["data"])
     run = next(r for r in runs if r.name == spec["run"])
     s = spec["settings"]
-    rankings = source_rankings(spec["data"], [run], s["topics"])
+    model = model_for(spec["measure"])
+    rankings = measure_rankings(spec["data"], [run], s["topics"], model.measure)
     records, (ex,), cells = three_way(
-        rankings, [model_for(spec["measure"])], users=s["users"], seed=s["seed"], engine=s["engine"],
+        rankings, [model], users=s["users"], seed=s["seed"], engine=s["engine"],
         per_topic=True, convention=s["convention"], target_stderr=s["target_stderr"], max_users=s["max_users"],
         force=spec["force"])
     for r in records:
         r["engine"] = s["engine"]
-    if spec.get("reading"):
-        cells += reading_cells(qrels, [run], rankings)
+    if spec.get("reading"):  # of the run's rankings of the topics (a session's turns are laid out of them)
+        cells += reading_cells(qrels, [run], source_rankings(spec["data"], [run], s["topics"]))
     present = rankings.present[0]
     stop = ex.stop[0][present].mean(axis=0)[:100] if present.any() else np.zeros(0)
     residual = {str(t): (None if not np.isfinite(r) else float(r))
@@ -299,8 +366,8 @@ def confirm_cell(spec: dict, cell):
 
     runs = load_data(spec["data"])[1]
     s = spec["settings"]
-    rankings = source_rankings(spec["data"], [r for r in runs if r.name == spec["run"]], s["topics"])
     model = model_for(spec["measure"])
+    rankings = measure_rankings(spec["data"], [r for r in runs if r.name == spec["run"]], s["topics"], model.measure)
     return confirmation(rankings, model, exact(model, rankings, s["convention"]), cell, seed=s["seed"],
                         convention=s["convention"])
 

@@ -41,7 +41,9 @@ class Expectations:
     variance of one user's outcome behind each (for ``rate`` the delta method's
     Var(G - rate N)/E[N]^2), so a sample of n users has standard error sqrt(variance/n).
     ``reach`` is V(i),
-    ``stop`` is L(i) (both (S, T, ranks)), ``never`` the mass that never stops."""
+    ``stop`` is L(i) (both (S, T, ranks)), ``never`` the mass that never stops; ``spent`` (S, T,
+    ranks) the expected time spent at rank i, the per-rank terms of ``values["cost"]`` (a session
+    user's chance of reading rank i, :mod:`usermodels.session`; None for a mixture)."""
 
     model: BrowsingModel
     values: dict[str, np.ndarray]
@@ -53,6 +55,7 @@ class Expectations:
     ideal: np.ndarray | None = None  # (T,) the same expectation on each topic's ideal ranking
     parts: tuple["Expectations", ...] = ()  # a mixture's: the inner model's on each variant
     shares: np.ndarray | None = None  # a mixture's (S, T, V) probabilities of the variants
+    spent: np.ndarray | None = None  # (S, T, ranks) the expected time spent at each rank
 
     @property
     def value(self) -> np.ndarray:
@@ -104,7 +107,7 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
             variance[a] = _ratio(variance[a], ideal[a] ** 2)
         ideal = ideal[model.aggregation][0]
     return Expectations(model, lower, upper, variance, both.reach[:S], both.stop[:S], both.never[:S],
-                        ideal)
+                        ideal, spent=both.spent[:S])
 
 
 def _mixed(model: Mixture, rankings: Rankings, convention, horizon, tol) -> Expectations:
@@ -169,6 +172,7 @@ class _Run:
     reach: np.ndarray
     stop: np.ndarray
     never: np.ndarray
+    spent: np.ndarray
 
 
 # What the expectations need of the users who stop: E[G^a N^b 1{stopped}] for these (a, b).
@@ -201,7 +205,7 @@ def _propagate(model, start, states, gains, tail_gain, length, convention, horiz
     stopped = np.zeros((len(_STOPPED),) + rows)
     never = np.zeros((3,) + rows)  # moments of the users absorbed for ever
     cost = np.zeros(rows)
-    reach, stops = [], []
+    reach, stops, spent = [], [], []
     seen = np.zeros(rows + (1,))
     best = np.zeros(rows + (1,))
     # ranks past which nothing is gained any more: users a model declares absorbed there never stop
@@ -234,6 +238,7 @@ def _propagate(model, start, states, gains, tail_gain, length, convention, horiz
         m, h, q = alive
         alive_next = np.zeros_like(alive)
         stop = np.zeros((3,) + rows)
+        before = cost.copy()
         ending = last.any()
         for br in branches:
             x = br.gain
@@ -259,13 +264,14 @@ def _propagate(model, start, states, gains, tail_gain, length, convention, horiz
             else:
                 alive_next += _scatter(taken, np.broadcast_to(np.asarray(br.state), taken.shape), K)
         stops.append(stop[0])
+        spent.append(cost - before)
         stopped += stop[_GAIN_POWER] * float(i) ** rank_power
         alive = alive_next
         best = np.maximum(best, g)
     values, variance = _expectations(dict(zip(_STOPPED, stopped)), never, cost, defined)
     empty = np.zeros(rows + (0,))
     return _Run(values, variance, np.stack(reach, -1) if reach else empty,
-                np.stack(stops, -1) if stops else empty, never[0])
+                np.stack(stops, -1) if stops else empty, never[0], np.stack(spent, -1) if spent else empty)
 
 
 def _expectations(stopped: dict[str, np.ndarray], never: np.ndarray, cost: np.ndarray,

@@ -9,7 +9,7 @@ from rpdi.experiments.commands import worlds
 from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
 from rpdi.experiments.commands.outputs import check_writable
 from rpdi.experiments.compare import (FIELDS, INTENT_FIELDS, POWER_FIELDS, TIE_FIELDS, USER_FIELDS, compare,
-                                      discriminative_power)
+                                      discriminative_power, unit_fields)
 from rpdi.experiments.formats import (compare_table, compare_tie_table, format_records, intent_table, power_table,
                                       to_json)
 from rpdi.metrics.errors import InputError
@@ -61,7 +61,8 @@ def run(args) -> str:
             return (compare_table(records, args.alpha, args.baseline) + compare_tie_table(records) + "\n"
                     + power_table(power))
         return format_records(power, args.format, POWER_FIELDS)
-    fields = FIELDS + (USER_FIELDS if args.users is not None else ()) + TIE_FIELDS.get(args.ties, ())
+    fields = unit_fields(FIELDS + (USER_FIELDS if args.users is not None else ()) + TIE_FIELDS.get(args.ties, ()),
+                         any(m.spec.session for m in parsed))
     if args.format == "table":
         text = compare_table(records, args.alpha, args.baseline) + compare_tie_table(records)
         return text + ("\n" + intent_table(per_intent, args.alpha) if per_intent else "")

@@ -38,6 +38,10 @@ def run(args) -> str:
     check_writable(args.plot, "--plot", formats=PLOT_FORMATS)
     plot_format = os.path.splitext(args.plot)[1].lower().lstrip(".") if args.plot else None
     model = model_for(args.measure)
+    if model.measure.spec.session:  # a session user: turn by turn, on an example session
+        from rpdi.experiments.commands.explain_session import explain_session
+
+        return explain_session(args, model, parse_ranking, _header)
     if model.measure.spec.intents:  # a diversity or intent-aware user: documents as the intents they serve
         text = (DIVERSITY_RANKING if args.ranking == TABLE_II_RANKING else args.ranking).strip()
         rankings, grades = intent_ranking(text, args.intents)

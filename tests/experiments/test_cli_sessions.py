@@ -147,9 +147,26 @@ def test_compare_over_sessions_is_a_paired_t_test_of_session_scores(run_cli, col
                                     "--sessions", sessions])
         assert status == 0, err
         (row,) = json.loads(out)
-        assert (row["run_a"], row["run_b"], row["topics"]) == ("A", "B", 2)  # each session one observation
+        assert (row["run_a"], row["run_b"], row["sessions"]) == ("A", "B", 2)  # each session one observation
+        assert "topics" not in row
         assert (row["mean_a"], row["mean_b"]) == pytest.approx(value.mean(1), abs=1e-12)
         assert row["p"] == pytest.approx(ttest_rel(value[1], value[0]).pvalue, rel=1e-9)
+
+
+def test_compare_says_sessions_where_the_observations_are_sessions(run_cli, collection):
+    """The table, CSV and JSON count sessions, and the users' preference is per session."""
+    files, _ = collection
+    q, paths = files["cast"]
+    status, out, err = run_cli(["compare", q, *paths, "-m", SDCG, "--test", "t", "--users", "0"])
+    assert status == 0, err
+    assert "(adjusted p <= 0.05); 2 sessions" in out and " topics" not in out
+    assert "a user of A on the same session (ties half; 0.5 = no difference), mean over sessions" in out
+    status, out, err = run_cli(["compare", q, *paths, "-m", SDCG, "--test", "t", "--format", "csv"])
+    assert status == 0, err
+    header, row = out.splitlines()
+    assert header.split(",")[-2:] == ["sessions", "method"] and row.split(",")[-2:] == ["2", "closed_form"]
+    status, out, err = run_cli(["compare", q, *paths, "-m", "nDCG@3", "--test", "t"])
+    assert status == 0 and "; 5 topics" in out  # single-query measures: topics, as before
 
 
 def test_compare_refuses_in_one_line(run_cli, collection):
