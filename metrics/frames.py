@@ -185,6 +185,15 @@ def _row(labels, i: int) -> str:
     return f"row {i if labels is None else labels[i]}"
 
 
+def _described(kind) -> str:
+    """A pyarrow type in a user's words: text, floats, booleans, or pyarrow's name of it."""
+    import pyarrow as pa
+
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return "text"
+    return "floats" if pa.types.is_floating(kind) else "booleans" if pa.types.is_boolean(kind) else str(kind)
+
+
 def _first_null(column) -> int:
     return int(np.flatnonzero(to_numpy(call_function("is_null", column)))[0])
 
@@ -196,7 +205,7 @@ def _ids(table, name: str, source: str, labels):
     column = table.column(name).combine_chunks()
     kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)):
-        raise InputError(f"{source}: column {name} holds {kind}, not ids (strings or integers)")
+        raise InputError(f"{source}: column {name} holds {_described(kind)}, not ids (strings or integers)")
     if column.null_count:
         raise InputError(f"{source}: {_row(labels, _first_null(column))}: {name} is missing")
     codes = encode(column)
@@ -212,7 +221,7 @@ def _numbers(table, name: str, source: str, labels) -> np.ndarray:
 
     column = table.column(name).combine_chunks()
     if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
-        raise InputError(f"{source}: column {name} holds {column.type}, not numbers")
+        raise InputError(f"{source}: column {name} holds {_described(column.type)}, not numbers")
     if column.null_count:
         raise InputError(f"{source}: {_row(labels, _first_null(column))}: {name} is missing (NaN or None)")
     values = to_numpy(column).astype(np.float64)
