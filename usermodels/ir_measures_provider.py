@@ -65,7 +65,9 @@ def measure(name) -> ir_measures.Measure:
     """
     if isinstance(name, str) and is_plugin(name):
         model = load_plugin(name)
-        printed = name.strip().split("(")[0].split("@")[0].removesuffix("-IA")
+        if model.measure.spec.intents:
+            raise InputError(f"measure {name!r}: an intent-aware user reads subtopics, which ir_measures' qrels lack")
+        printed = name.strip().split("(")[0].split("@")[0]
         return _instance(_measure_class(printed, type(model).declaration(), type(model)), model.measure)
     if isinstance(name, type) and issubclass(name, BrowsingModel):
         name = name()

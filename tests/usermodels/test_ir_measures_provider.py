@@ -102,6 +102,8 @@ def test_what_is_not_served(collection):
     assert not provider.supports(ir_measures.alpha_nDCG @ 20)  # needs subtopics
     assert not provider.supports(measure("RBO(p=0.9)@10"))  # compares two runs
     assert not provider.supports(ir_measures.parse_measure("SetF(beta=0.5)")(beta="x"))  # not a measure of rpdi's
+    with pytest.raises(InputError, match="ir_measures' qrels lack"):
+        measure(MODULE_MODEL.replace("TwoStrikes(", "TwoStrikes-IA("))
     with pytest.raises(InputError, match="not served by rpdi's ir_measures provider"):
         provider.calc_aggregate([ir_measures.alpha_nDCG @ 20], qrels, run)
     with pytest.raises(InputError, match="holds 2 runs"):
