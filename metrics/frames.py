@@ -4,7 +4,8 @@ with a header row, parquet), each as rpdi's :class:`~metrics.trec.Qrels` and
 :class:`~metrics.trec.Run`.
 
 Columns are named as ir_measures names them (``query_id``, ``doc_id``, ``relevance`` in qrels,
-``score`` in runs; an ``iteration`` column is ignored), as ranx does (``q_id``, ``doc_id`` and
+``score`` in runs; an ``iteration`` column is ignored, except in diversity qrels, where it is the
+subtopic unless a ``subtopic`` column is given), as ranx does (``q_id``, ``doc_id`` and
 ``score``, which in a ranx qrels frame is the grade) or as PyTerrier does (``qid``, ``docno``,
 ``label``). Ids are strings or integers (read as their decimal text, as a TREC file writes them);
 grades and scores are numbers. A run table may hold several runs told apart by a ``run`` column;
@@ -38,6 +39,7 @@ QUERY = ("query_id", "q_id", "qid")  # ir_measures', ranx's and PyTerrier's name
 DOC = ("doc_id", "docno")
 GRADE = ("relevance", "label", "score")  # in that order: a ranx qrels frame's grade is its "score"
 SCORE = ("score",)
+SUBTOPIC = ("subtopic", "iteration")  # of diversity qrels
 RUN_COLUMN = "run"
 IRDS_PREFIX = "irds:"
 
@@ -120,6 +122,20 @@ def qrels_from_table(data, source: str = "<qrels>") -> Qrels:
     grade = _numbers(table, _pick(names, GRADE, "relevance", source), source, labels)
     _check_unique(topic, docno, source, labels, np.arange(len(grade)))
     return Qrels(topic, docno, grade, source)
+
+
+def diversity_qrels_from_table(data, source: str = "<diversity qrels>") -> DiversityQrels:
+    """Diversity qrels from a DataFrame, a pyarrow Table or ``Qrel`` namedtuples whose
+    ``subtopic`` column (else ``iteration``, which ir_measures' diversity measures read as the
+    subtopic) names each judgment's subtopic."""
+    table, labels = _as_table(data, source)
+    names = table.column_names
+    topic = _ids(table, _pick(names, QUERY, "query", source), source, labels)
+    subtopic = _ids(table, _pick(names, SUBTOPIC, "subtopic", source), source, labels)
+    docno = _ids(table, _pick(names, DOC, "document", source), source, labels)
+    grade = _numbers(table, _pick(names, GRADE, "relevance", source), source, labels)
+    _check_unique(topic, docno, source, labels, np.arange(len(grade)), subtopic)
+    return DiversityQrels(topic, subtopic, docno, grade, source)
 
 
 def runs_from_table(data, name: str = "run", source: str | None = None) -> list[Run]:
@@ -231,19 +247,22 @@ def _numbers(table, name: str, source: str, labels) -> np.ndarray:
     return values
 
 
-def _check_unique(topic, docno, source: str, labels, rows: np.ndarray) -> None:
-    """InputError naming the first row whose (query, document) pair an earlier row has; ``rows``
-    are the rows' numbers in the whole table."""
-    t = to_numpy(topic.indices).astype(np.int64)
-    key = t * max(len(docno.dictionary), 1) + to_numpy(docno.indices)
+def _check_unique(topic, docno, source: str, labels, rows: np.ndarray, subtopic=None) -> None:
+    """InputError naming the first row whose (query, [subtopic,] document) an earlier row has;
+    ``rows`` are the rows' numbers in the whole table."""
+    key = to_numpy(topic.indices).astype(np.int64)
+    if subtopic is not None:
+        key = key * max(len(subtopic.dictionary), 1) + to_numpy(subtopic.indices)
+    key = key * max(len(docno.dictionary), 1) + to_numpy(docno.indices)
     order = np.argsort(key, kind="stable")
     repeated = np.flatnonzero(key[order][1:] == key[order][:-1])
     if not repeated.size:
         return
     second = int(order[repeated + 1].min())
     first = int(np.flatnonzero(key == key[second])[0])
+    within = "" if subtopic is None else f" subtopic {subtopic[second].as_py()}"
     raise InputError(f"{source}: {_row(labels, int(rows[second]))}: document {docno[second].as_py()} appears twice "
-                     f"for query {topic[second].as_py()} (first at {_row(labels, int(rows[first]))})")
+                     f"for query {topic[second].as_py()}{within} (first at {_row(labels, int(rows[first]))})")
 
 
 _TABLE_SUFFIXES = (".parquet", ".tsv", ".csv")

@@ -179,3 +179,22 @@ def test_a_large_frame_is_converted_without_a_loop_over_rows():
         sys.setprofile(None)
     assert len(qrels.grade) == n
     assert calls < 2000, calls
+
+
+def test_diversity_qrels_read_the_subtopic_or_iteration_column(tmp_path):
+    from rpdi.metrics.diversity import read_diversity_qrels
+    from rpdi.metrics.frames import diversity_qrels_from_table
+
+    judged = [("1", "a", "d1", 1), ("1", "b", "d1", 0), ("1", "b", "d2", 2), ("2", "a", "d3", 1)]
+    path = tmp_path / "div.qrels"
+    path.write_text("".join(f"{q} {s} {d} {g}\n" for q, s, d, g in judged))
+    expected = read_diversity_qrels(path)
+    for column in ("subtopic", "iteration"):
+        frame = pd.DataFrame(judged, columns=["query_id", column, "doc_id", "relevance"])
+        got = diversity_qrels_from_table(frame)
+        for field in ("topic", "subtopic", "docno"):
+            assert getattr(got, field).to_pylist() == getattr(expected, field).to_pylist(), (column, field)
+        assert got.grade.tolist() == expected.grade.tolist()
+    twice = pd.DataFrame(judged + [("1", "b", "d2", 1)], columns=["query_id", "subtopic", "doc_id", "relevance"])
+    with pytest.raises(InputError, match=r"row 4: document d2 appears twice for query 1 subtopic b \(first at row 2\)$"):
+        diversity_qrels_from_table(twice)
