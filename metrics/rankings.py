@@ -129,7 +129,9 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     # each run sorted on a thread of its own (numpy's sorts release the GIL), with one byte order
     # of the documents that tie anywhere in between
     with ThreadPoolExecutor(max_workers=min(S, os.cpu_count() or 1)) as pool:
-        per_run = list(pool.map(lambda s: _order_run(topic_codes[s + 1], doc_codes[s + 1], runs[s].score,
+        # one run (rpdi eval's runs, one at a time): on this thread, whose memory is reused for the next
+        each = pool.map if S > 1 else map
+        per_run = list(each(lambda s: _order_run(topic_codes[s + 1], doc_codes[s + 1], runs[s].score,
                                                       float32_scores), range(S)))
         byte_rank = _tie_byte_rank(per_run, doc_dictionary)
         D = max([int(np.bincount(t).max()) for t, _, _, _ in per_run if t.size] + [1])
@@ -164,7 +166,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
             doc.ravel()[at] = d
             length[s] = np.bincount(t, minlength=T)
 
-        list(pool.map(fill, range(S)))
+        list(each(fill, range(S)))
     present = length > 0 if topics == "intersection" else np.ones((S, T), dtype=bool)
     return Rankings(runs=names, topics=topic_ids, grade=grade, judged=judged, doc=doc, length=length, present=present,
                     ideal=ideal, n_judged=n_judged, max_grade=max_grade, words=words, pooled=pooled,
