@@ -7,6 +7,7 @@ import sys
 import numpy as np
 
 from rpdi.metrics.errors import InputError
+from rpdi.metrics.trec import to_numpy
 
 
 def check_overlap(qrels, runs, topics: str, qrels_path: str, command: str) -> None:
@@ -31,5 +32,5 @@ def check_overlap(qrels, runs, topics: str, qrels_path: str, command: str) -> No
 
 def _topics(table) -> list[str]:
     """The distinct topic ids of a Qrels or Run (its dictionary's entries in use)."""
-    used = np.unique(np.asarray(table.topic.indices))
-    return table.topic.dictionary.take(used).to_pylist()
+    names = table.topic.dictionary.to_pylist()  # np.asarray and take would import pandas
+    return [names[i] for i in np.unique(to_numpy(table.topic.indices)).tolist()]

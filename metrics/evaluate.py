@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import math
 import os
-from typing import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -17,9 +17,9 @@ from rpdi.metrics.rankings import Rankings, build_rankings, truncate
 from rpdi.metrics.rankings import judged_only as judged_only_rankings
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.sessions import check_session_call, given_sessions, session_records
-from rpdi.metrics.trec import Qrels, Run, qrels_from_dict, read_qrels, read_run, read_runs, run_from_dict
+from rpdi.metrics.trec import Qrels, Run, qrels_from_dict, read_qrels, read_run, read_runs, run_from_dict, run_name
 from rpdi.metrics.tie_scores import check_average, check_ties, tie_fields, tie_scores
-from rpdi.metrics.trec_names import TrecFamily, TrecLine, trec_eval_selection, trec_lines
+from rpdi.metrics.trec_names import trec_lines
 from rpdi.metrics.view import Score, View
 
 
@@ -69,18 +69,72 @@ def load_intents(intents) -> IntentProbabilities | None:
     return read_intents(intents)
 
 
-def load_runs(runs) -> list[Run]:
-    """Paths, :class:`Run` objects, or ``{name: {topic: {docno: score}}}``."""
+@dataclass(frozen=True)
+class RunFile:
+    """A run file read only when its turn comes (:func:`run_batches`): its path, its name
+    (default: :func:`~metrics.trec.run_name`, ``stdin`` for ``-``) and what is done to the run
+    read (``then``: the command line's check of its topics, its document lengths)."""
+
+    path: str
+    name: str | None = None
+    then: Callable[[Run], Run] | None = None
+
+    @property
+    def run_name(self) -> str:
+        return self.name or ("stdin" if self.path == "-" else run_name(self.path))
+
+    def read(self) -> Run:
+        return self.done(read_run(self.path, threads=False))
+
+    def done(self, run: Run) -> Run:
+        """The run read from the file, named and treated as given."""
+        run = run if self.name is None else replace(run, name=self.name)
+        return run if self.then is None else self.then(run)
+
+
+def run_items(runs) -> list:
+    """The runs given, in order, not read: paths, :class:`RunFile`, :class:`Run` (and runs made
+    from ``{name: {topic: {docno: score}}}``)."""
     if isinstance(runs, Mapping):
         return [run_from_dict(name, scores) for name, scores in runs.items()]
-    if isinstance(runs, (str, os.PathLike, Run)):
-        runs = [runs]
-    runs = list(runs)
-    paths = [r for r in runs if not isinstance(r, Run)]
-    if len(paths) < 2:
-        return [r if isinstance(r, Run) else read_run(r) for r in runs]
-    read = iter(read_runs(paths))  # concurrently, sharing one docno dictionary
-    return [r if isinstance(r, Run) else next(read) for r in runs]
+    if isinstance(runs, (str, os.PathLike, Run, RunFile)):
+        return [runs]
+    return list(runs)
+
+
+def load_runs(runs) -> list[Run]:
+    """Paths, :class:`Run` or :class:`RunFile` objects, or ``{name: {topic: {docno: score}}}``:
+    every run read (paths concurrently, sharing one docno dictionary)."""
+    runs = [r if isinstance(r, (Run, RunFile)) else RunFile(os.fspath(r)) for r in run_items(runs)]
+    files = [r for r in runs if isinstance(r, RunFile)]
+    if len(files) < 2:
+        return [r.read() if isinstance(r, RunFile) else r for r in runs]
+    read = iter(read_runs([f.path for f in files]))
+    return [r if isinstance(r, Run) else r.done(next(read)) for r in runs]
+
+
+def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
+    """The runs, in the order given, in the batches evaluated together: one run at a time, each
+    read only when its turn comes, so that memory is bounded by the largest run and not by
+    their number; all at once if a measure compares each run with the first (RBO). Two runs of
+    one name are an InputError before any is read.
+
+    >>> [[r.name for r in batch] for batch in run_batches({"a": {"1": {"x": 1}}, "b": {"1": {"y": 1}}})]
+    [['a'], ['b']]
+    """
+    items = run_items(runs)
+    names = [(r.name, r.source) if isinstance(r, Run) else (r.run_name, r.path) if isinstance(r, RunFile)
+             else ("stdin" if os.fspath(r) == "-" else run_name(r), os.fspath(r)) for r in items]
+    seen = [name for name, _ in names]
+    dup = next((n for n in seen if seen.count(n) > 1), None)
+    if dup is not None:
+        sources = " and ".join(source for name, source in names if name == dup)
+        raise InputError(f"runs {sources} have the same name {dup!r}; name them NAME=PATH")
+    if len(items) < 2 or any(m.spec.between_runs for m in measures):
+        yield load_runs(items)
+        return
+    for item in items:
+        yield load_runs([item])
 
 
 def compute(rankings: Rankings, measures: Sequence[Measure], compat: str = "trec_eval",
@@ -129,10 +183,7 @@ def prepare(qrels, runs, topics: str = "qrels", compat: str = "trec_eval", max_d
     grades (their integer part; a grade written with an exponent as strtol reads it), else None.
     With ``diversity`` the qrels are diversity qrels and the rankings carry their subtopics and
     the ``intents``' probabilities (:func:`~metrics.diversity.diversity_rankings`)."""
-    if compat not in COMPAT:
-        raise InputError(f"compat: expected one of {', '.join(COMPAT)}, not {compat!r}")
-    if intents is not None and not diversity:
-        raise InputError("intents: given, but no diversity or intent-aware measure (X-IA) reads them")
+    _check_prepare(compat, diversity, intents)
     qrels = load_diversity_qrels(qrels) if diversity else load_qrels(qrels)
     runs, intents = load_runs(runs), load_intents(intents)
 
@@ -151,6 +202,20 @@ def prepare(qrels, runs, topics: str = "qrels", compat: str = "trec_eval", max_d
     if diversity:
         return build(qrels), build(DiversityQrels(qrels.topic, qrels.subtopic, qrels.docno, whole, qrels.source))
     return build(qrels), build(Qrels(qrels.topic, qrels.docno, whole, qrels.source))
+
+
+def _check_prepare(compat: str, diversity: bool, intents) -> None:
+    if compat not in COMPAT:
+        raise InputError(f"compat: expected one of {', '.join(COMPAT)}, not {compat!r}")
+    if intents is not None and not diversity:
+        raise InputError("intents: given, but no diversity or intent-aware measure (X-IA) reads them")
+
+
+def loaded(qrels, diversity: bool, compat: str, intents):
+    """The qrels and intents read once for :func:`prepare` to evaluate one batch of runs after
+    another (:func:`run_batches`)."""
+    _check_prepare(compat, diversity, intents)
+    return load_diversity_qrels(qrels) if diversity else load_qrels(qrels), load_intents(intents)
 
 
 def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool = False,
@@ -213,7 +278,17 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
         found = given_sessions(sessions, rankings.topics, runs)
         return session_records(rankings, parsed, found, per_topic, undefined)
     diversity = any(m.spec.intents for m in parsed)
-    rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only, diversity, intents)
+    qrels, intents = loaded(qrels, diversity, compat, intents)
+    records = []
+    for batch in run_batches(runs, parsed):
+        rankings, integer_rankings = prepare(qrels, batch, topics, compat, max_docs, judged_only, diversity, intents)
+        records += _records(rankings, integer_rankings, parsed, per_topic, undefined, average, compat, ties)
+    return records
+
+
+def _records(rankings: Rankings, integer_rankings: Rankings | None, parsed: list[Measure], per_topic: bool,
+             undefined: str, average: str, compat: str, ties: str) -> list[dict]:
+    """:func:`evaluate`'s records of the runs of ``rankings``."""
     scores = compute(rankings, parsed, compat, integer_rankings)
     tied = [None] * len(parsed)
     if ties != "trec_eval":
@@ -261,102 +336,6 @@ def _aggregate(values: np.ndarray, present: np.ndarray, how: str, undefined: str
     with np.errstate(invalid="ignore", divide="ignore"):
         value = total if how == "sum" else total / n
     return np.where(n > 0, np.exp(value) if how == "geometric" else value, np.nan)
-
-
-def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool = False, topics: str = "intersection",
-                compat: str = "trec_eval", max_docs: int | None = None, judged_only: bool = False,
-                relevance_level: float = 1, docs: float = 0.0, intents=None, ties: str = "trec_eval") -> str:
-    """What ``trec_eval [-q] [-c] [-M n] [-J] [-l n] [-N n] -m NAME ... QRELS RUN`` prints, line for
-    line: per topic (with ``per_topic``, topics in byte order, each the measures in trec_eval's
-    order), then ``all``; ``%-22s\t%s\t%s`` lines, values to 4 decimals (the diversity and
-    intent-aware measures to 6, as ndeval prints them), counts as integers. Names may be rpdi's
-    too. ``topics="qrels"`` is trec_eval -c; ``intents`` as in :func:`evaluate`.
-
-    Several runs give one block each, in the order given, headed by the run's ``runid all TAG``
-    line (trec_eval's ``runid`` measure: the run's tag), so that the blocks can be told apart
-    and each diffed against trec_eval's output for its run: without ``per_topic`` a block is
-    what ``trec_eval -m runid -m ...`` prints for the run, line for line; with it, the runid line
-    heads the block instead of following the topics' lines. A ``runid`` asked for is not
-    repeated. One run's output is trec_eval's, unchanged. ``ties="expected"`` prints each value's
-    expectation over the orders of tied documents (:mod:`metrics.tie_scores`) in the same lines;
-    a range (two values a line) is not given in trec_eval's lines."""
-    if ties == "range":
-        raise InputError("ties range: gives two values a measure, not trec_eval's one a line (--format trec); "
-                         "use a table, csv or json")
-    check_ties(ties)
-    texts = [name for name in names if isinstance(name, str)]
-    chosen, rest = trec_eval_selection(texts)  # what trec_eval prints for its -m arguments, in its order
-    lines = [line for name in chosen for line in trec_lines(name, relevance_level, docs)]
-    for name in rest + [m for m in names if isinstance(m, Measure)]:
-        found = None if isinstance(name, Measure) else trec_lines(name, relevance_level, docs, strict=False)
-        if found is None:
-            measure = name if isinstance(name, Measure) else parse_measure(name)
-            found = [TrecLine(measure.text, TrecFamily("", "single"), measure)]
-        lines += found
-    runs = load_runs(runs)
-    diversity = any(line.measure is not None and line.measure.spec.intents for line in lines)
-    rankings, integer_rankings = prepare(qrels, runs, topics, compat, max_docs, judged_only, diversity, intents)
-    measured = [line for line in lines if line.measure is not None]
-    # trec_eval -c sums num_rel as the judgments of grade > 0 in every qrels topic, whatever -l says
-    # (its m_num_rel.c); per topic it stays the count at the -l level
-    totals = {id(line): parse_measure("NumRel(rel=1)") for line in measured
-              if topics == "qrels" and line.name == "num_rel"}
-    computed = compute(rankings, [line.measure for line in measured] + list(totals.values()), compat,
-                       integer_rankings)
-    if ties == "expected":
-        computed[:len(measured)] = [tie.score for tie in tie_scores(
-            rankings, [line.measure for line in measured], ties, compat, integer_rankings, computed)]
-    scores = dict(zip(map(id, measured), computed))
-    summed = {**scores, **dict(zip(totals, computed[len(measured):]))}
-    summaries = {id(line): _aggregate(summed[id(line)].value, rankings.present, line.measure.spec.average)
-                 for line in measured}
-    out = []
-    headed = len(rankings.runs) > 1  # each run's block starts with its runid line
-    for s, run in enumerate(rankings.runs):
-        present = rankings.present[s]
-        if headed:
-            out.append(f"{'runid':<22}\tall\t{runs[s].runid}")
-        if per_topic:
-            shown = [line for line in lines if line.family.per_topic]
-            texts = [None if line.measure is None else  # the run's values as printed, topic by topic
-                     [_trec_value(x, line.family.integer, _decimals(line)) for x in scores[id(line)].value[s].tolist()]
-                     for line in shown]
-            for t in np.flatnonzero(present).tolist():  # also a topic -J leaves empty, and with -c every qrels topic
-                topic = rankings.topics[t]
-                for line, text in zip(shown, texts):
-                    text = _relstring(rankings, s, t, line.length) if text is None else text[t]
-                    out.append(f"{line.name:<22}\t{topic}\t{text}")
-        for line in lines:
-            if not line.family.summary:
-                continue
-            if line.measure is None:  # runid
-                if not headed:
-                    out.append(f"{line.name:<22}\tall\t{runs[s].runid}")
-                continue
-            value = _trec_value(summaries[id(line)][s], line.family.integer, _decimals(line))
-            out.append(f"{line.name:<22}\tall\t{value}")
-    return "\n".join(out) + "\n"
-
-
-def _decimals(line: TrecLine) -> int:
-    """trec_eval's 4 decimals; ndeval's 6 for the measures of diversity qrels."""
-    return 6 if line.measure is not None and line.measure.spec.intents else 4
-
-
-def _trec_value(value: float, integer: bool, decimals: int = 4) -> str:
-    value = 0.0 if math.isnan(value) else float(value)
-    return str(int(round(value))) if integer else f"{value:.{decimals}f}"
-
-
-def _relstring(rankings: Rankings, s: int, t: int, length: int) -> str:
-    """trec_eval's relstring: a character per retrieved document of the top ``length``: its
-    grade (``>`` above 9), ``.`` in the pool but unjudged, ``-`` not in the pool."""
-    n = min(length, int(rankings.length[s, t]))
-    judged, grade = rankings.judged[s, t, :n], rankings.grade[s, t, :n]
-    pooled = judged if rankings.pooled is None else rankings.pooled[s, t, :n]
-    chars = np.where(judged, np.where(grade > 9, ">", np.char.mod("%d", np.minimum(grade, 9).astype(int))),
-                     np.where(pooled, ".", "-"))
-    return "'" + "".join(chars.tolist()) + "'"
 
 
 def _ratio(num: float, den: float) -> float:

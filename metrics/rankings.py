@@ -89,7 +89,8 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
 
     # topic and docno columns as dictionary arrays: the joins below work on integer codes
     columns = [(qrels.topic, qrels.docno)] + [(r.topic, r.docno) for r in runs]
-    topic_ids = np.array(sorted(set(columns[0][0].dictionary.to_pylist())), dtype=object)
+    side = _judgments(qrels)
+    topic_ids, Nq = side.topic_ids, len(qrels.docno.dictionary)
     T = len(topic_ids)
     # one code per distinct docno over qrels and runs: the qrels' dictionary first, then the new
     # docnos of each other dictionary. Runs read together share one (trec.read_runs); each
@@ -100,36 +101,19 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     merged = pa.chunked_array([_every_entry(d) for d in distinct], pa.dictionary(pa.int32(), pa.string()))
     merged = merged.unify_dictionaries()
     doc_dictionary = merged.chunk(0).dictionary  # every chunk now has this one dictionary
-    n_docs = max(len(doc_dictionary), 1)
     code_of = [to_numpy(chunk.indices).astype(np.int64) for chunk in merged.chunks]  # per dictionary entry
     doc_codes = [code_of[g][to_numpy(d.indices)] for g, (_, d) in zip(group, columns)]
-    topic_codes = [_topic_codes(t, topic_ids) for t, _ in columns]
-
-    # qrels: the qrels' docnos hold codes 0..Nq-1. A document judged for one topic only (the
-    # usual case) is looked up by its code; one judged for several, by binary search over sorted
-    # integer keys topic * n_docs + doc.
-    q_topic, q_doc = topic_codes[0], doc_codes[0]
-    Nq = len(columns[0][1].dictionary)
-    shared = np.append(np.bincount(q_doc, minlength=Nq) > 1, False)  # index Nq: not in qrels
-    only_topic = np.full(Nq + 1, -2, dtype=np.int64)
-    only_topic[q_doc] = q_topic
-    only_topic[shared] = -2
-    only_grade = np.zeros(Nq + 1)
-    only_grade[q_doc] = qrels.grade
-    q_key = q_topic * n_docs + q_doc
-    q_order = np.argsort(q_key, kind="stable")
-    q_key, q_grade = q_key[q_order], qrels.grade[q_order]
-
-    judged_mask = qrels.grade >= 0
-    ideal, n_judged = _ideal(q_topic[judged_mask], qrels.grade[judged_mask], T)
-    positive = qrels.grade[qrels.grade > 0]
-    max_grade = float(positive.max()) if positive.size else 0.0
+    topic_codes = [None] + [_topic_codes(t, topic_ids) for t, _ in columns[1:]]
+    only_topic, only_grade, shared, q_key, q_grade = (side.only_topic, side.only_grade, side.shared,
+                                                      side.key, side.key_grade)
 
     S = len(runs)
     # each run sorted on a thread of its own (numpy's sorts release the GIL), with one byte order
     # of the documents that tie anywhere in between
     with ThreadPoolExecutor(max_workers=min(S, os.cpu_count() or 1)) as pool:
-        per_run = list(pool.map(lambda s: _order_run(topic_codes[s + 1], doc_codes[s + 1], runs[s].score,
+        # one run (rpdi eval's runs, one at a time): on this thread, whose memory is reused for the next
+        each = pool.map if S > 1 else map
+        per_run = list(each(lambda s: _order_run(topic_codes[s + 1], doc_codes[s + 1], runs[s].score,
                                                       float32_scores), range(S)))
         byte_rank = _tie_byte_rank(per_run, doc_dictionary)
         D = max([int(np.bincount(t).max()) for t, _, _, _ in per_run if t.size] + [1])
@@ -154,7 +138,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
             g = only_grade[dq]
             several = shared[dq]
             if several.any():
-                key = t[several] * n_docs + d[several]
+                key = t[several] * (Nq + 1) + d[several]
                 pos = np.minimum(np.searchsorted(q_key, key), len(q_key) - 1)
                 hit[several] = q_key[pos] == key
                 g[several] = q_grade[pos]
@@ -164,11 +148,64 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
             doc.ravel()[at] = d
             length[s] = np.bincount(t, minlength=T)
 
-        list(pool.map(fill, range(S)))
+        list(each(fill, range(S)))
     present = length > 0 if topics == "intersection" else np.ones((S, T), dtype=bool)
     return Rankings(runs=names, topics=topic_ids, grade=grade, judged=judged, doc=doc, length=length, present=present,
-                    ideal=ideal, n_judged=n_judged, max_grade=max_grade, words=words, pooled=pooled,
+                    ideal=side.ideal, n_judged=side.n_judged, max_grade=side.max_grade, words=words, pooled=pooled,
                     tie=tied if any(p[3].any() for p in per_run) else None)
+
+
+@dataclass(frozen=True)
+class _Judgments:
+    """What :func:`build_rankings` needs of the qrels alone, whatever the runs: the topics, and
+    the qrels' documents (their docno dictionary's codes 0..Nq-1) by topic. A document judged
+    for one topic only (the usual case) is looked up by its code (``only_topic``, ``only_grade``;
+    index Nq: not in the qrels); one judged for several (``shared``), by binary search over the
+    sorted integer keys topic * (Nq + 1) + code."""
+
+    topic_ids: np.ndarray
+    only_topic: np.ndarray
+    only_grade: np.ndarray
+    shared: np.ndarray
+    key: np.ndarray
+    key_grade: np.ndarray
+    ideal: np.ndarray
+    n_judged: np.ndarray
+    max_grade: float
+
+
+_JUDGMENTS: dict[int, tuple[Qrels, _Judgments]] = {}  # by identity: the last qrels and its integer grades'
+
+
+def _judgments(qrels: Qrels) -> _Judgments:
+    """The qrels' :class:`_Judgments`, computed once for the runs evaluated one after another
+    (the last two qrels are kept: evaluate prepares rankings with a qrels and its integer grades).
+    Its arrays are read-only: they are shared by every :class:`Rankings` of the qrels."""
+    kept = _JUDGMENTS.get(id(qrels))
+    if kept is not None and kept[0] is qrels:
+        return kept[1]
+    topic_ids = np.array(sorted(set(qrels.topic.dictionary.to_pylist())), dtype=object)
+    T, Nq = len(topic_ids), len(qrels.docno.dictionary)
+    q_topic, q_doc = _topic_codes(qrels.topic, topic_ids), to_numpy(qrels.docno.indices).astype(np.int64)
+    shared = np.append(np.bincount(q_doc, minlength=Nq) > 1, False)
+    only_topic = np.full(Nq + 1, -2, dtype=np.int64)
+    only_topic[q_doc] = q_topic
+    only_topic[shared] = -2
+    only_grade = np.zeros(Nq + 1)
+    only_grade[q_doc] = qrels.grade
+    key = q_topic * (Nq + 1) + q_doc
+    order = np.argsort(key, kind="stable")
+    judged = qrels.grade >= 0
+    ideal, n_judged = _ideal(q_topic[judged], qrels.grade[judged], T)
+    positive = qrels.grade[qrels.grade > 0]
+    side = _Judgments(topic_ids, only_topic, only_grade, shared, key[order], qrels.grade[order], ideal, n_judged,
+                      float(positive.max()) if positive.size else 0.0)
+    for array in (topic_ids, only_topic, only_grade, shared, side.key, side.key_grade, ideal, n_judged):
+        array.flags.writeable = False
+    while len(_JUDGMENTS) >= 2:
+        del _JUDGMENTS[next(iter(_JUDGMENTS))]
+    _JUDGMENTS[id(qrels)] = (qrels, side)
+    return side
 
 
 def truncate(rankings: Rankings, depth: int) -> Rankings:

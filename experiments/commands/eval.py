@@ -7,11 +7,13 @@ from rpdi.experiments.commands import worlds
 from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
 from rpdi.experiments.formats import format_eval, session_note
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.evaluate import evaluate, expand, trec_report
+from rpdi.metrics.evaluate import evaluate, expand
+from rpdi.metrics.trec_report import trec_report
 from rpdi.metrics.uncertain import UncertainQrels
 
 
 def run(args) -> str:
+    _return_freed_memory()
     names = measure_names(args)
     measures = resolved_measures(names)
     parsed = expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
@@ -19,7 +21,7 @@ def run(args) -> str:
     judged = worlds.judgments(args)  # uncertain grades: over judgment worlds
     # intents given: diversity qrels, even if no measure reads them (evaluate then says so)
     qrels, runs = collection(args, topics, diversity=any(m.spec.intents for m in parsed) or args.intents is not None,
-                             qrels=judged)
+                             qrels=judged, lazy=True)
     session = any(m.spec.session for m in parsed) or args.sessions is not None
     if session and (args.format == "trec" or isinstance(judged, UncertainQrels)):
         raise InputError("session measures: " + ("trec_eval has none; give --format table, csv or json"
@@ -49,3 +51,22 @@ def run(args) -> str:
                 raise InputError(f"measure {text!r}: too large to evaluate ({reason})") from None
         raise InputError(f"too large to evaluate ({reason})") from None
     return format_eval(records, args.format, args.digits)
+
+
+def _return_freed_memory() -> None:
+    """Make the memory of one run, freed, go back to the system before the next run is read, so
+    that eval's peak is that of its largest run, not a sum (runs are evaluated one at a time,
+    :func:`~metrics.evaluate.run_batches`): pyarrow allocates with the C library's malloc
+    rather than its mimalloc pool (which keeps tens of MiB of a file read), and glibc's malloc
+    maps every block of 128 KiB or more of its own (by default it raises that threshold to the
+    largest block freed, and the run's arrays then stay in its heap)."""
+    import ctypes
+
+    import pyarrow as pa
+
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        ctypes.CDLL(None).mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD
+    except (AttributeError, OSError):  # not glibc
+        pass
+

@@ -8,24 +8,29 @@ from rpdi.experiments.overlap import check_overlap
 from rpdi.metrics.errors import InputError
 
 
-def collection(args, topics: str, diversity: bool = False, qrels=None):
+def collection(args, topics: str, diversity: bool = False, qrels=None, lazy: bool = False):
     """The qrels and runs named on the command line, read once (with lengths if given); a run
     that shares no topic with the qrels is named (:func:`check_overlap`; ``topics``: the
     topics the command averages over). With ``diversity`` the qrels are read as diversity qrels
     (``topic subtopic docno judgment``, :mod:`metrics.diversity`); ``qrels`` given: those, already
-    read (uncertain grades, :mod:`experiments.commands.worlds`)."""
+    read (uncertain grades, :mod:`experiments.commands.worlds`). With ``lazy`` the runs are
+    :class:`~metrics.evaluate.RunFile` objects, each read (and checked) only when evaluated, one
+    after another (:func:`~metrics.evaluate.run_batches`)."""
     from rpdi.metrics import load_runs
     from rpdi.metrics.diversity import read_diversity_qrels
+    from rpdi.metrics.evaluate import RunFile
     from rpdi.metrics.trec import read_lengths, read_qrels, with_lengths
 
     if qrels is None:
         qrels = read_diversity_qrels(args.qrels) if diversity else read_qrels(args.qrels)
-    runs = load_runs(named_runs(args.runs))
-    check_overlap(qrels, runs, topics, args.qrels, f"rpdi {args.command}")
-    if args.doc_lengths:
-        lengths = read_lengths(args.doc_lengths)
-        runs = [with_lengths(run, lengths) for run in runs]
-    return qrels, runs
+    lengths = read_lengths(args.doc_lengths) if args.doc_lengths else None
+
+    def then(run):
+        check_overlap(qrels, [run], topics, args.qrels, f"rpdi {args.command}")
+        return run if lengths is None else with_lengths(run, lengths)
+
+    runs = [RunFile(path, name, then) for name, path in named_runs(args.runs)]
+    return qrels, runs if lazy else load_runs(runs)
 
 
 def measure_names(args) -> list[str]:
@@ -73,13 +78,11 @@ def resolved_measures(texts: list[str]) -> list:
     return [resolve(m) for m in texts]
 
 
-def named_runs(items: list[str]) -> list:
-    """Run arguments as paths, or as runs read under their given name for NAME=PATH (a file
+def named_runs(items: list[str]) -> list[tuple[str | None, str]]:
+    """Run arguments as (name, path): the name None for a path, given for NAME=PATH (a file
     whose own name contains '=' is taken as a path)."""
-    from rpdi.metrics.trec import read_run
-
     out = []
     for item in items:
         name, sep, path = item.partition("=")
-        out.append(read_run(path, name) if sep and name and not os.path.exists(item) else item)
+        out.append((name, path) if sep and name and not os.path.exists(item) else (None, item))
     return out

@@ -11,7 +11,6 @@ expected rate of gain over cwl_eval's 1000 ranks. cwl_eval gives no defaults; rp
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
 
 from rpdi.metrics.measures.cwl import CWL_DEPTH, depth_gains, expected_rate
 from rpdi.metrics.measures.registry import MAX_REL, MeasureSpec, Param, register
@@ -32,6 +31,8 @@ def ift_continuation(i, seen, goal: tuple | None, rate: tuple | None):
     C1_i = 1 - 1/(1 + b1 exp((T - y_i) R1)) when ``goal`` = (T, b1, R1) is given and
     C2_i = 1/(1 + b2 exp((A - y_i/i) R2)) when ``rate`` = (A, b2, R2) is given (Azzopardi, Thomas
     & Craswell 2018; written as logistic functions, which do not overflow)."""
+    from scipy.special import expit  # only here: scipy costs every start-up a fifth of a second
+
     i = np.asarray(i, dtype=np.float64)
     c = np.ones(np.broadcast(i, seen).shape)
     if goal is not None:

@@ -32,7 +32,7 @@ import pytest
 from rpdi.experiments.bundled import CAST2021_QRELS, cast2021_runs
 from rpdi.experiments.cli import main
 from rpdi.metrics import evaluate
-from rpdi.metrics.evaluate import trec_report
+from rpdi.metrics.trec_report import trec_report
 
 DATA = Path(__file__).parents[1] / "data" / "trec_eval"
 QRELS, RUN = str(DATA / "qrels.comment.test"), str(DATA / "results.comment.test")

@@ -1,0 +1,96 @@
+"""``rpdi eval`` over many runs: one run at a time, the same bytes as all at once; and its start-up."""
+
+import subprocess
+import sys
+
+HEAVY = ("pandas", "scipy", "matplotlib", "pydantic")
+
+
+def test_eval_starts_without_heavy_libraries(tmp_path):
+    """A plain ``rpdi eval`` (each format) imports none of pandas, scipy, matplotlib, pydantic:
+    each costs every call of a researcher's loop over files a tenth of a second or more."""
+    (tmp_path / "q").write_text("1 0 d1 1\n1 0 d2 0\n")
+    (tmp_path / "a.run").write_text("1 Q0 d1 1 2.0 A\n1 Q0 d2 2 1.0 A\n")
+    (tmp_path / "b.run").write_text("1 Q0 d2 1 2.0 B\n")
+    code = ("import sys\nfrom rpdi.experiments.cli import main\n"
+            "for fmt in ('table', 'trec', 'json', 'csv'):\n"
+            f"    assert main(['eval', {str(tmp_path / 'q')!r}, {str(tmp_path / 'a.run')!r}, "
+            f"{str(tmp_path / 'b.run')!r}, '-m', 'P@10', '-m', 'AP', '-m', 'RR', '-m', 'nDCG@10', '-m', 'nDCG', "
+            "'--format', fmt]) == 0\n"
+            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "[]"
+
+
+def _collection(directory, depths=(30, 30, 30, 30, 30)):
+    """Graded qrels (some grades with fractions) and one run per depth over 4 topics, scores
+    rounded so that documents tie, lines in no particular order."""
+    import numpy as np
+
+    rng = np.random.default_rng(26)
+    topics = ["401", "402", "403", "51"]
+    lines = [f"{t} 0 D{t}-{d} {g}" for t in topics for d in rng.choice(90, 40, replace=False)
+             for g in [rng.choice(["0", "1", "2", "1.5", "-1"])]]
+    (directory / "qrels").write_text("\n".join(lines) + "\n")
+    paths = []
+    for s, depth in enumerate(depths):
+        rows = [f"{t} Q0 D{t}-{d} 0 {sc:.1f} tag{s}" for t in topics[: 3 + s % 2]
+                for d, sc in zip(rng.choice(90, depth, replace=False), rng.normal(0, 1, depth).round(1))]
+        rng.shuffle(rows)
+        paths.append(directory / f"r{s}.run")
+        paths[-1].write_text("\n".join(rows) + "\n")
+    return str(directory / "qrels"), [str(p) for p in paths]
+
+
+MEASURES = ["P@10", "AP", "RR", "nDCG@10", "nDCG", "bpref", "RBP(p=0.8)", "ERR@20"]
+
+
+def test_one_run_at_a_time_gives_the_bytes_of_all_at_once(tmp_path):
+    """Runs evaluated one after another (run_batches) give what evaluating them together gives:
+    trec_eval's lines, -q and -c, and the records, to the last bit."""
+    from rpdi.metrics.evaluate import _records, expand, load_runs, prepare, run_batches
+    from rpdi.metrics.trec_names import trec_eval_selection, trec_lines
+    from rpdi.metrics.trec_report import _block, trec_report
+
+    qrels, runs = _collection(tmp_path)
+    assert [len(b) for b in run_batches(runs, expand(MEASURES))] == [1] * 5  # one at a time
+    together = prepare(qrels, load_runs(runs))
+    assert len(together[0].runs) == 5 and together[1] is not None  # all at once, with integer grades
+    parsed = expand(MEASURES)
+    assert evaluate_all(qrels, runs, per_topic=True) == _records(*together, parsed, True, "zero", "macro",
+                                                                 "trec_eval", "trec_eval")
+    names = ["P.10", "map", "ndcg", "bpref", "num_rel", "relstring"]
+    chosen, rest = trec_eval_selection(names)
+    assert not rest
+    lines = [line for name in chosen for line in trec_lines(name)]
+    for topics in ("qrels", "intersection"):
+        both = prepare(qrels, load_runs(runs), topics)
+        expected = "\n".join(_block(*both, load_runs(runs), lines, True, True, topics, "trec_eval", "trec_eval")) + "\n"
+        assert trec_report(qrels, runs, names, per_topic=True, topics=topics) == expected
+
+
+def evaluate_all(qrels, runs, **options):
+    from rpdi.metrics import evaluate
+
+    return evaluate(qrels, runs, MEASURES, **options)
+
+
+def test_a_bad_third_run_of_five_is_exit_2_and_nothing_written(tmp_path, run_cli):
+    qrels, runs = _collection(tmp_path)
+    with open(runs[2], "a") as fh:
+        fh.write("401 Q0 X 1 high tag2\n")
+    for fmt in ("trec", "table", "json"):
+        status, out, err = run_cli(["eval", qrels, *runs, "-m", "AP", "--format", fmt])
+        assert status == 2 and out == "", (fmt, out)
+        assert err.startswith(f"rpdi eval: {runs[2]}:") and "'high' is not a number" in err, err
+
+
+def test_runs_of_one_name_are_refused_before_any_is_read(tmp_path, run_cli):
+    """The name clash is found from the paths: the files, one of them unreadable, are not read."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "q").write_text("1 0 d1 1\n")
+    (tmp_path / "a" / "x.run").write_text("1 Q0 d1 1 1.0 A\n")
+    status, out, err = run_cli(["eval", str(tmp_path / "q"), str(tmp_path / "a" / "x.run"),
+                                str(tmp_path / "b" / "x.run"), "-m", "AP"])
+    assert status == 2 and out == "" and "same name 'x'" in err, err
