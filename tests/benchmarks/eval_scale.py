@@ -16,7 +16,8 @@ for a researcher calling it in a loop); its CPU time and peak RSS are its own, f
 - ``rpdi eval QRELS RUN... -m P@10 -m AP -m RR -m nDCG@10 -m nDCG --format json``, its bytecode
   cached as an installed package has it; and rpdi's baseline, the same on a one-line qrels and run;
 - pytrec_eval: this script in a child (``--child pytrec_eval``) parsing the qrels and every run
-  and evaluating them with one RelevanceEvaluator (eval_speed.py's ``pytrec_eval_all``);
+  and evaluating them with one RelevanceEvaluator (eval_speed.py's ``pytrec_eval_all``), this
+  script's imports (numpy) in its start-up;
 - trec_eval 10 (built with -O2 from its source into the cache when a compiler is present, found
   by eval_speed.py's ``trec_eval_binary``): one process per run, as trec_eval takes one run; the
   walls and CPU times summed, the peak the largest of them;
