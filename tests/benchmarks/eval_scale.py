@@ -22,7 +22,8 @@ for a researcher calling it in a loop); its CPU time and peak RSS are its own, f
   by eval_speed.py's ``trec_eval_binary``): one process per run, as trec_eval takes one run; the
   walls and CPU times summed, the peak the largest of them;
 - ranx, warm: a child (``--child ranx``) first reads and evaluates, untimed, the qrels and the
-  first WARM_LINES lines of the first run, so that numba compiles (or loads from its cache) every
+  first WARM_LINES lines of the first run (as it does every run: the qrels read once, each run
+  read and evaluated in turn), so that numba compiles (or loads from its cache) every
   function on the path for these very types (ranx's docno arrays are typed by their longest
   docno, and numba compiles once per type); then it times itself (wall and CPU of the process,
   all numba threads) reading the qrels and each run from file and evaluating it. Its peak RSS is
@@ -123,10 +124,12 @@ def run_child(command: list[str], env: dict | None = None) -> tuple[Sample, str]
     with tempfile.TemporaryDirectory(prefix="rpdi-child-") as tmp:
         measured, out, err = (os.path.join(tmp, name) for name in ("measured.json", "out", "err"))
         with open(out, "wb") as fo, open(err, "wb") as fe:
-            subprocess.run([sys.executable, "-I", "-S", "-c", LAUNCHER, measured, *command], stdout=fo,
-                           stderr=fe, env=env, check=True)
-        with open(measured) as fh:
-            status, wall, cpu, rss = json.load(fh)
+            started = subprocess.run([sys.executable, "-I", "-S", "-c", LAUNCHER, measured, *command],
+                                     stdout=fo, stderr=fe, env=env)
+        status = started.returncode  # the starter's own failure: no such program
+        if not status:
+            with open(measured) as fh:
+                status, wall, cpu, rss = json.load(fh)
         with open(out) as fh:
             output = fh.read()
         if status:
@@ -197,18 +200,21 @@ def pytrec_eval_child(qrels: str, runs: list[str]) -> dict:
 def ranx_child(qrels: str, runs: list[str]) -> dict:
     from ranx import Qrels, Run, evaluate
 
-    def means(qrels_path: str, run_path: str) -> dict:
-        scores = evaluate(Qrels.from_file(qrels_path, kind="trec"), Run.from_file(run_path, kind="trec"),
-                          RANX_METRICS)
-        return {ours: float(scores[theirs]) for ours, theirs in zip(speed.RPDI_MEASURES, RANX_METRICS)}
+    def evaluate_all(paths: list[str]) -> dict:
+        judged = Qrels.from_file(qrels, kind="trec")
+        means = {}
+        for path in paths:
+            scores = evaluate(judged, Run.from_file(path, kind="trec"), RANX_METRICS)
+            means[run_name(path)] = {ours: float(scores[theirs]) for ours, theirs in zip(speed.RPDI_MEASURES, RANX_METRICS)}
+        return means
 
     with tempfile.TemporaryDirectory(prefix="rpdi-ranx-warm-") as tmp:  # untimed: numba compiles
         head = os.path.join(tmp, "head.run")
         with open(runs[0]) as fh, open(head, "w") as out:
             out.writelines(line for line, _ in zip(fh, range(WARM_LINES)))
-        means(qrels, head)
+        evaluate_all([head])
     with speed.Clock() as clock:
-        result = {run_name(path): means(qrels, path) for path in runs}
+        result = evaluate_all(runs)
     return {"means": result, "clock": [clock.wall, clock.cpu]}
 
 
