@@ -21,11 +21,11 @@ for a researcher calling it in a loop); its CPU time and peak RSS are its own, f
 - trec_eval 10 (built with -O2 from its source into the cache when a compiler is present, found
   by eval_speed.py's ``trec_eval_binary``): one process per run, as trec_eval takes one run; the
   walls and CPU times summed, the peak the largest of them;
-- ranx, warm: a child (``--child ranx``) first reads and evaluates, untimed, the qrels and the
-  first WARM_LINES lines of the first run (as it does every run: the qrels read once, each run
-  read and evaluated in turn), so that numba compiles (or loads from its cache) every
-  function on the path for these very types (ranx's docno arrays are typed by their longest
-  docno, and numba compiles once per type); then it times itself (wall and CPU of the process,
+- ranx, warm: a child (``--child ranx``) first reads and evaluates, untimed, the first
+  WARM_LINES lines of the first run and the qrels of their topics (as it does every run: the
+  qrels read once, each run read and evaluated in turn), so that numba compiles (or loads from
+  its cache) every function on the path for these very types (ranx's docno arrays are typed by
+  their longest docno, and numba compiles once per type); then it times itself (wall and CPU of the process,
   all numba threads) reading the qrels and each run from file and evaluating it. Its peak RSS is
   the whole child's, the warm-up included.
 
@@ -200,7 +200,7 @@ def pytrec_eval_child(qrels: str, runs: list[str]) -> dict:
 def ranx_child(qrels: str, runs: list[str]) -> dict:
     from ranx import Qrels, Run, evaluate
 
-    def evaluate_all(paths: list[str]) -> dict:
+    def evaluate_all(qrels: str, paths: list[str]) -> dict:
         judged = Qrels.from_file(qrels, kind="trec")
         means = {}
         for path in paths:
@@ -209,12 +209,16 @@ def ranx_child(qrels: str, runs: list[str]) -> dict:
         return means
 
     with tempfile.TemporaryDirectory(prefix="rpdi-ranx-warm-") as tmp:  # untimed: numba compiles
-        head = os.path.join(tmp, "head.run")
+        head, head_qrels = os.path.join(tmp, "head.run"), os.path.join(tmp, "head_qrels.txt")
         with open(runs[0]) as fh, open(head, "w") as out:
-            out.writelines(line for line, _ in zip(fh, range(WARM_LINES)))
-        evaluate_all([head])
+            lines = [line for line, _ in zip(fh, range(WARM_LINES))]
+            out.writelines(lines)
+        topics = {line.split(maxsplit=1)[0] for line in lines}  # ranx wants the qrels' topics = the run's
+        with open(qrels) as fh, open(head_qrels, "w") as out:
+            out.writelines(line for line in fh if line.split(maxsplit=1)[0] in topics)
+        evaluate_all(head_qrels, [head])
     with speed.Clock() as clock:
-        result = evaluate_all(runs)
+        result = evaluate_all(qrels, runs)
     return {"means": result, "clock": [clock.wall, clock.cpu]}
 
 
