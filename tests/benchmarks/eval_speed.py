@@ -16,7 +16,7 @@ machine falls on all of them alike):
     (trec_eval takes one run). The binary is --trec-eval PATH, else $TREC_EVAL, else
     ``trec_eval`` on PATH, else one built before from trec_eval's repository in the cache
     directory, else one built now: a shallow clone of https://github.com/usnistgov/trec_eval
-    (main, version 10.x) compiled with make, if git, make and a C compiler are present and the
+    (main, version 10.x) compiled with make and -O2, if git, make and a C compiler are present and the
     network answers. Without any, a one-line message says why this anchor is skipped.
 
 It prints the wall and CPU times and both ratios, rpdi / pytrec_eval against the target (<= 0.5,
@@ -49,63 +49,73 @@ TREC_MEASURES = ["P_10", "map", "recip_rank", "ndcg_cut_10", "ndcg"]  # pytrec_e
 TREC_EVAL_ARGS = ["-m", "P.10", "-m", "map", "-m", "recip_rank", "-m", "ndcg_cut.10", "-m", "ndcg"]  # the same
 
 
-def generate(directory: str, runs: int, topics: int, depth: int, judged: int, seed: int):
-    """Write qrels.txt and run01.run ... into directory; return (qrels path, run paths)."""
-    rng = np.random.default_rng(seed)
-    pool = max(2 * depth, judged)  # candidate documents per topic
-    topic_ids = np.array([str(401 + t) for t in range(topics)])
-    # docnos of varied length so that byte order differs from numeric order
-    doc_ids = rng.choice(10 ** 7, size=(topics, pool), replace=False)
-    docnos = np.char.add(np.char.add(np.char.add("D", topic_ids[:, None]), "-"),
-                         doc_ids.astype(str))  # (topics, pool)
-    # latent relevance of every candidate; grades 0-3 for a judged sample of it
-    latent = rng.gamma(1.0, 1.0, size=(topics, pool))
-    grade_of = np.digitize(latent, [1.0, 2.0, 3.0])  # 0..3
-    n_judged = np.clip(rng.normal(judged, judged / 10, size=topics).astype(int), 1, pool)
-    q_topic, q_doc, q_grade = [], [], []
-    for t in range(topics):
-        # judge partly by pooling (top of latent) and partly at random
-        by_latent = np.argsort(-latent[t])[: n_judged[t] // 2]
-        rest = np.setdiff1d(np.arange(pool), by_latent)
-        sample = np.concatenate([by_latent, rng.choice(rest, n_judged[t] - len(by_latent), replace=False)])
-        q_topic.append(np.full(len(sample), topic_ids[t]))
-        q_doc.append(docnos[t, sample])
-        q_grade.append(grade_of[t, sample])
-    q_topic, q_doc, q_grade = map(np.concatenate, (q_topic, q_doc, q_grade))
-    order = rng.permutation(len(q_doc))
-    qrels = os.path.join(directory, "qrels.txt")
-    _write(qrels, [q_topic[order], "0", q_doc[order], q_grade[order].astype(str)])
+BLOCK = 200_000  # candidate documents generated at a time (memory of the generator, not of the data)
 
-    paths = []
-    for s in range(runs):
-        quality = rng.uniform(0.2, 2.0)
-        cols = [[], [], [], []]
-        for t in range(topics):
-            retrieved = rng.choice(pool, depth, replace=False)
-            score = quality * latent[t, retrieved] + rng.normal(0, 1, depth)
-            # coarse rounding makes ties, broken by docno descending
-            score = np.round(score * 10 + 50, 0 if s % 2 else 2)
-            rank_order = np.lexsort((docnos[t, retrieved], -score))
-            cols[0].append(np.full(depth, topic_ids[t]))
-            cols[1].append(docnos[t, retrieved])
-            cols[2].append(np.empty(depth, dtype=np.int64))
-            cols[2][-1][rank_order] = np.arange(1, depth + 1)
-            cols[3].append(score)
-        topic, docno, rank, score = map(np.concatenate, cols)
-        order = rng.permutation(len(docno))  # the line order is not the ranking order
-        path = os.path.join(directory, f"run{s + 1:02d}.run")
-        _write(path, [topic[order], "Q0", docno[order], rank[order].astype(str),
-                      np.char.mod("%.4f", score[order]), f"sys{s + 1}"])
-        paths.append(path)
+
+def generate(directory: str, runs: int, topics: int, depth: int, judged: int, seed: int):
+    """Write qrels.txt and run01.run ... into directory; return (qrels path, run paths).
+
+    Each topic has a pool of 2 x max(depth, judged) candidate documents with a latent relevance
+    (gamma) and a grade 0-3 from it; about ``judged`` of them are judged, half the top of the
+    latent relevance (as pooling finds) and half at random. A run retrieves ``depth`` candidates
+    at random and scores them by its quality times the latent relevance plus noise, rounded so
+    that scores tie. Topics are made in blocks of BLOCK candidates, so that a MS MARCO-sized shape
+    (7 M run lines) takes little memory; every file lists its lines in a shuffled order within a
+    block (the line order is not the ranking order)."""
+    rng = np.random.default_rng(seed)
+    pool = 2 * max(depth, judged)  # candidate documents per topic
+    quality = rng.uniform(0.2, 2.0, size=runs)
+    qrels = os.path.join(directory, "qrels.txt")
+    paths = [os.path.join(directory, f"run{s + 1:02d}.run") for s in range(runs)]
+    files = [open(path, "w") for path in [qrels, *paths]]
+    try:
+        step = max(1, BLOCK // pool)
+        for first in range(0, topics, step):
+            _block(rng, files, np.arange(first, min(first + step, topics)), pool, depth, judged, quality)
+    finally:
+        for fh in files:
+            fh.close()
     return qrels, paths
 
 
-def _write(path: str, columns) -> None:
+def _block(rng, files, block, pool: int, depth: int, judged: int, quality) -> None:
+    """Append the qrels and every run's lines of the topics ``block`` (indices from 0) to files."""
+    n = len(block)
+    topic_ids = np.array([str(401 + t) for t in block])
+    # docnos of varied length (increasing gaps) so that byte order differs from numeric order
+    ids = np.cumsum(rng.integers(1, 10 ** 7 // pool, size=(n, pool)), axis=1)
+    docnos = np.char.add(np.char.add(np.char.add("D", topic_ids[:, None]), "-"), ids.astype(str))
+    latent = rng.gamma(1.0, 1.0, size=(n, pool))
+    grade = np.digitize(latent, [1.0, 2.0, 3.0])  # 0..3
+    n_judged = np.clip(rng.normal(judged, judged / 10, size=n).astype(int), 1, pool)
+    # judged: the top n_judged // 2 by latent relevance, then a random sample of the others
+    by_latent = np.argsort(np.argsort(-latent, axis=1), axis=1) < (n_judged // 2)[:, None]
+    key = np.where(by_latent, -1.0, rng.random((n, pool)))
+    is_judged = np.argsort(np.argsort(key, axis=1), axis=1) < n_judged[:, None]
+    rows, cols = np.nonzero(is_judged)
+    order = rng.permutation(len(rows))
+    rows, cols = rows[order], cols[order]
+    _write(files[0], [topic_ids[rows], "0", docnos[rows, cols], grade[rows, cols].astype(str)])
+    for s, fh in enumerate(files[1:]):
+        retrieved = np.argsort(rng.random((n, pool)), axis=1)[:, :depth]  # (n, depth)
+        score = quality[s] * np.take_along_axis(latent, retrieved, 1) + rng.normal(0, 1, (n, depth))
+        # coarse rounding makes ties
+        score = np.round(score * 10 + 50, 0 if s % 2 else 2)
+        names = np.take_along_axis(docnos, retrieved, 1)
+        row = np.repeat(np.arange(n), depth)
+        ranking = np.lexsort((names.ravel(), -score.ravel(), row))  # by topic, score, docno
+        rank = np.empty(n * depth, dtype=np.int64)
+        rank[ranking] = np.tile(np.arange(1, depth + 1), n)
+        order = rng.permutation(n * depth)
+        _write(fh, [topic_ids[row[order]], "Q0", names.ravel()[order], rank[order].astype(str),
+                    np.char.mod("%.4f", score.ravel()[order]), f"sys{s + 1}"])
+
+
+def _write(fh, columns) -> None:
     line = columns[0]
     for c in columns[1:]:
         line = np.char.add(np.char.add(line, " "), c)
-    with open(path, "w") as fh:
-        fh.write("\n".join(line.tolist()) + "\n")
+    fh.write("\n".join(line.tolist()) + "\n")
 
 
 def rpdi_command(qrels: str, runs: list[str], compat: bool = False) -> list[str]:
@@ -130,7 +140,7 @@ TREC_EVAL_REPOSITORY = "https://github.com/usnistgov/trec_eval"
 
 def cache_directory() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "rpdi", "trec_eval-10")
+    return os.path.join(base, "rpdi", "trec_eval-10-O2")
 
 
 def trec_eval_version(binary: str) -> str:
@@ -155,7 +165,7 @@ def build_trec_eval(cache: str) -> tuple[str | None, str]:
     os.makedirs(cache, exist_ok=True)
     steps = [(["git", "clone", "--quiet", "--depth", "1", TREC_EVAL_REPOSITORY, source], cache,
               f"cloning {TREC_EVAL_REPOSITORY} failed"),
-             (["make", f"CC={compiler}", "trec_eval"], source, "make failed")]
+             (["make", f"CC={compiler} -O2", "trec_eval"], source, "make failed")]  # its CFLAGS: -g, no -O
     for command, where, failure in steps:
         try:
             done = subprocess.run(command, cwd=where, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
