@@ -1,5 +1,5 @@
 """The documentation site: it builds offline with warnings as errors (``mkdocs build --strict``),
-and every example in ``docs/`` runs, as a reader would run it.
+and every example in ``docs/`` and the README runs, as a reader would run it.
 
 - ```python blocks run in order, one namespace per page; ```pycon blocks are doctests in the same
   namespace, their printed output checked;
@@ -31,7 +31,7 @@ import pytest
 from rpdi.experiments.bundled import CAST2021_QRELS, CAST2021_UNCERTAIN_QRELS, cast2021_runs
 
 ROOT = Path(__file__).parents[1]
-PAGES = sorted((ROOT / "docs").rglob("*.md"))
+PAGES = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]
 FENCE = re.compile(r"^```(\S*)[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)
 SHOWN = {"text", "toml", "json", "yaml"}
 ENV = {"QRELS": CAST2021_QRELS, "RUNS": os.path.dirname(cast2021_runs()[0]), "UNCERTAIN": CAST2021_UNCERTAIN_QRELS,
@@ -65,7 +65,7 @@ def _commands(body: str) -> list[tuple[str, list[str]]]:
 def _items():
     """One item per page: its shell blocks in order, then its python blocks."""
     for page in PAGES:
-        name = page.relative_to(ROOT / "docs").as_posix()
+        name = page.relative_to(ROOT).as_posix()
         blocks = [block for block in _blocks(page) if block[0] in ("console", "sh", "python", "pycon")]
         if blocks:
             yield pytest.param(name, blocks, id=name)
