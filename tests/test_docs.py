@@ -19,6 +19,8 @@ and ``$UNCERTAIN`` set as the docs' home page says.
 
 from __future__ import annotations
 
+import doctest
+import importlib.util
 import json
 import os
 import re
@@ -146,6 +148,14 @@ def _run_python(blocks, page: str, place: Path) -> None:
     done = subprocess.run([sys.executable, "-c", DRIVER, page], input=json.dumps(blocks), cwd=place,
                           capture_output=True, text=True, timeout=300, env={**os.environ, **ENV})
     assert done.returncode == 0, done.stderr
+
+
+def test_the_reference_fences_the_docstrings_doctests():
+    """docs/_ext/docstrings.py, the griffe extension of the API reference, by its own doctest."""
+    spec = importlib.util.spec_from_file_location("docstrings", ROOT / "docs" / "_ext" / "docstrings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert doctest.testmod(module).failed == 0
 
 
 def test_the_site_builds_offline_with_warnings_as_errors(tmp_path):

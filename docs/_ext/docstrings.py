@@ -12,17 +12,10 @@ ROLE = re.compile(r":(?:func|class|mod|meth|attr|data|exc|obj):`~?([^`]+)`")
 
 
 def markdown(text: str) -> str:
-    """``text`` with each run of doctest lines (``>>>`` up to a blank line) fenced as pycon.
+    r"""``text`` with each run of doctest lines (``>>>`` up to a blank line) fenced as pycon.
 
-    >>> print(markdown("Use :func:`f`:\\n\\n>>> f()\\n1\\n\\nDone."))
-    Use `f`:
-    <BLANKLINE>
-    ```pycon
-    >>> f()
-    1
-    ```
-    <BLANKLINE>
-    Done.
+    >>> markdown("Use :func:`f`:\n\n>>> f()\n1\n\nDone.").split("\n")
+    ['Use `f`:', '', '```pycon', '>>> f()', '1', '```', '', 'Done.']
     """
     out: list[str] = []
     inside = False
