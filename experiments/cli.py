@@ -143,7 +143,7 @@ def _simulate_parser(sub, common) -> None:
     p.add_argument("--max-users", type=int, default=10_000_000, help="cap for --target-stderr")
     p.add_argument("--seed", type=int, default=0, help="root of the random streams (>= 0)")
     p.add_argument("--force", action="store_true",
-                   help="simulate even when the estimated work exceeds the limit (see README)")
+                   help="simulate even when the estimated work exceeds the limit (docs/verdict.md)")
     p.add_argument("--engine", choices=ENGINES, default="vector")
     p.add_argument("--convention", choices=CONVENTIONS, default="unknown",
                    help="what a user meets beyond the ranking (default: unknown, valued as non-relevant)")
@@ -276,6 +276,18 @@ def _measures_parser(sub) -> None:
     sub.add_parser("measures", help="list the closed-form measures and their parameters")
 
 
+def _config_file_parsers(sub) -> None:
+    p = sub.add_parser("init", help="copy the template experiment config out of the package",
+                       description="Write the template config (every key, with its default) to PATH, "
+                                   "never over an existing file; then edit it and rpdi run PATH.")
+    p.add_argument("path", nargs="?", default="experiment.toml", metavar="PATH",
+                   help="where to write it (default experiment.toml)")
+    sub.add_parser("schema", help="print the JSON Schema of experiment configs (for editors)",
+                   description="Print the JSON Schema of experiment configs, generated from their "
+                               "models: rpdi schema > config.schema.json, then '#:schema "
+                               "./config.schema.json' on a config's first line (taplo, Even Better TOML).")
+
+
 class _Version(argparse.Action):
     """``--version``: the installed version, looked up only when asked for (importlib.metadata
     would cost every command's start-up)."""
@@ -302,6 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     _models_parser(sub)
     _measures_parser(sub)
     _fit_parser(sub)
+    _config_file_parsers(sub)
     args = parser.parse_args(argv)
     if args.command == "eval" and "numpy" not in sys.modules:
         # no linear algebra in eval: OpenBLAS, loaded with numpy, would start a thread per core

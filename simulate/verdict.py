@@ -4,7 +4,7 @@ Exact checks (:mod:`simulate.exact_checks`, zero-variance simulations) must hold
 stochastic cells (simulated vs exact per ranking and per mean over a run's topics, each engine;
 sample vs model variance per run; one dispersion test of every simulated ranking's z-score)
 form one family at family-wise error rate ``alpha``, decided in two stages (see :func:`verdict`
-and the README, "How the verdict decides"): a screen by normal z-tests with Holm's procedure,
+and docs/verdict.md, "How the verdict decides"): a screen by normal z-tests with Holm's procedure,
 then, for the screened-out cells only, a confirmation on an independent random stream with
 Bennett's inequality (:mod:`simulate.confirm`), which holds whatever the outcome's skew (for
 the dispersion test, on the rankings' z^2 capped at 16: :func:`simulate.stats.dispersion_p`), and

@@ -42,7 +42,7 @@ def test_the_json_carries_every_pair_and_the_calibration(fitted):
     best_ll = max(models, key=lambda m: m["loglik"])
     assert best_ll["loglik_vs_best"] == 0 and best_ll["loglik_tied_best"]
     pbm = models[0]
-    # PBM's held-out log-likelihood is far below the browsing users' (README): told apart
+    # PBM's held-out log-likelihood is far below the browsing users' (docs/clicks.md): told apart
     assert not pbm["loglik_tied_best"] and pbm["loglik_vs_best_low"] > 0
 
 
@@ -53,7 +53,7 @@ def test_the_table_marks_the_models_tied_with_the_best(run_cli):
     lines = out.splitlines()
     assert lines[0].split()[:5] == ["model", "fitted", "parameters", "loglik", "loglik"]
     rows = {line.split()[0]: line for line in lines[1:3]}
-    # RBP2's two persistences agree (README): the data cannot tell it from RBP on any criterion
+    # RBP2's two persistences agree (docs/clicks.md): the data cannot tell it from RBP on any criterion
     assert all("best" in row or "≈" in row for row in rows.values())
     assert "≈: the data cannot tell this model from the best" in " ".join(out.split())
 

@@ -450,14 +450,15 @@ def test_a_lost_scheduler_is_one_line_and_a_rerun_resumes(sweep, cluster, tmp_pa
     assert (out_dir / "results.csv").read_bytes() == expected
 
 
-def test_each_test_the_readme_names_exists():
-    """The README backs each promise of `rpdi run` with a test named ``file.py::test_name`` (in
-    tests/experiments/): each must exist, or the promise is backed by nothing."""
+def test_each_test_the_docs_name_exists():
+    """The documentation (docs/configs.md) backs each promise of `rpdi run` with a test named
+    ``file.py::test_name`` (in tests/experiments/): each must exist, or the promise is backed by
+    nothing."""
     import re
     from pathlib import Path
 
     here = Path(__file__).parent
-    named = re.findall(r"`(test_\w+\.py)::(test_\w+)`", (here.parents[1] / "README.md").read_text())
+    named = re.findall(r"`(test_\w+\.py)::(test_\w+)`", (here.parents[1] / "docs" / "configs.md").read_text())
     assert len(named) >= 10
     for module, test in named:
-        assert f"\ndef {test}(" in (here / module).read_text(), f"{module}::{test} (README) does not exist"
+        assert f"\ndef {test}(" in (here / module).read_text(), f"{module}::{test} (docs/configs.md) does not exist"

@@ -204,7 +204,7 @@ def test_the_greedy_ideal_is_ndevals_and_never_above_the_true_ideal(alpha):
 
 
 def test_the_readmes_collection_equals_pyndeval():
-    """tests/data/diversity (the README's example, read from its files) against pyndeval."""
+    """tests/data/diversity (docs/diversity.md's example, read from its files) against pyndeval."""
     from pathlib import Path
 
     data = Path(__file__).parents[1] / "data" / "diversity"
