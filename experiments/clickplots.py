@@ -4,12 +4,13 @@ intervals and every pair's difference; and the calibration per rank of every mod
 
 from __future__ import annotations
 
+import io
 import os
-import tempfile
 
 import numpy as np
 
 from rpdi.experiments.plots import PALETTE, _pyplot, legend_outside, style
+from rpdi.experiments.store import write_atomic
 
 
 def plot_fit(records: list[dict], pairs: list[dict], path: str, title: str = "", alpha: float = 0.05) -> list[str]:
@@ -147,18 +148,14 @@ def _calibration(records, path, title, alpha):
 
 
 def _save(fig, path: str) -> str:
-    """Write ``fig`` to ``path`` atomically (format by extension)."""
+    """Write ``fig`` to ``path`` atomically (format by extension, PNG without one), with the mode
+    the umask gives."""
     import matplotlib.pyplot as plt
 
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=os.path.splitext(path)[1])
-    os.close(fd)
+    buf = io.BytesIO()
     try:
-        fig.savefig(tmp, dpi=110)
-        os.replace(tmp, path)
+        fig.savefig(buf, format=os.path.splitext(path)[1][1:].lower() or "png", dpi=110)
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    write_atomic(path, buf.getvalue())
     return path

@@ -4,6 +4,7 @@ figure: every label inside the saved figure, legends clear of the data, a look p
 from __future__ import annotations
 
 import itertools
+import os
 
 import numpy as np
 
@@ -52,6 +53,9 @@ def test_labels_inside_legends_outside_the_data_a_look_per_model(tmp_path, drawn
               "loglik_low": -0.01, "loglik_high": 0.2} for a, b in itertools.combinations(records, 2)]
     written = plot_fit(records, pairs, str(tmp_path / "fit.png"), "8 models")
     assert [p.rsplit("/", 1)[1] for p in written] == ["fit.png", "fit_differences.png", "fit_calibration.png"]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert {os.stat(p).st_mode & 0o777 for p in written} == {0o666 & ~umask}  # not mkstemp's 0600
     overview, differences, calibration = drawn
     for fig in drawn:
         fig.set_dpi(110)  # as saved: the text's extents do not scale exactly with the dpi
