@@ -4,12 +4,13 @@ intervals and every pair's difference; and the calibration per rank of every mod
 
 from __future__ import annotations
 
+import io
 import os
-import tempfile
 
 import numpy as np
 
-from rpdi.experiments.plots import _pyplot
+from rpdi.experiments.plots import PALETTE, _pyplot, legend_outside, style
+from rpdi.experiments.store import write_atomic
 
 
 def plot_fit(records: list[dict], pairs: list[dict], path: str, title: str = "", alpha: float = 0.05) -> list[str]:
@@ -24,7 +25,7 @@ def plot_fit(records: list[dict], pairs: list[dict], path: str, title: str = "",
 
 def _overview(records, path, title):
     plt = _pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(16, 5.2))
+    fig, axes = plt.subplots(1, 3, figsize=(16, 5.2), layout="constrained")
 
     def label(r):
         params = r["parameters"] if len(r["parameters"]) <= 32 else r["parameters"][:30] + "..."
@@ -33,7 +34,7 @@ def _overview(records, path, title):
     names = [label(r) for r in records]
     ppl = [r["perplexity"] for r in records]
     ax = axes[0]
-    ax.barh(range(len(records)), ppl, color="tab:blue")
+    ax.barh(range(len(records)), ppl, color=PALETTE[0])
     ax.set_yticks(range(len(records)), names, fontsize=7)
     ax.invert_yaxis()
     ax.set_xlim(min(ppl) - 0.01, max(ppl) + 0.01)
@@ -41,19 +42,22 @@ def _overview(records, path, title):
     shown = records[:5] + records[-1:]  # the best five and, for contrast, the worst
     first = records[0]["curves"]
     ranks = np.arange(1, len(first["ctr_observed"]) + 1)
-    axes[1].plot(ranks, first["ctr_observed"], "ko-", lw=2, label="observed")
-    axes[2].plot(np.arange(len(first["last_observed"])), first["last_observed"], "ko-", lw=2, label="observed")
-    for r in shown:
-        axes[1].plot(ranks, r["curves"]["ctr_predicted"], ".--", label=r["model"])
-        axes[2].plot(np.arange(len(r["curves"]["last_predicted"])), r["curves"]["last_predicted"], ".--", label=r["model"])
-    axes[1].set(xlabel="rank", ylabel="click-through rate", title="CTR per rank (test)")
+    axes[1].plot(ranks, first["ctr_observed"], "o-", color="0.5", lw=3, label="observed")
+    axes[2].plot(np.arange(len(first["last_observed"])), first["last_observed"], "o-", color="0.5", lw=3,
+                 label="observed")
+    for k, r in enumerate(shown):
+        look = style(k) | {"ls": "--"}
+        axes[1].plot(ranks, r["curves"]["ctr_predicted"], ms=4, label=r["model"], **look)
+        axes[2].plot(np.arange(len(r["curves"]["last_predicted"])), r["curves"]["last_predicted"], ms=4,
+                     label=r["model"], **look)
+    axes[0].set_title("held-out perplexity per model", fontsize=10)
+    axes[1].set(xlabel="rank", ylabel="click-through rate", title="click-through per rank (test sessions)")
     axes[2].set(xlabel="rank of the last click (0: no click)", ylabel="share of sessions",
-                title="last-click rank (test)")
+                title="last-click rank (test sessions)")
     for ax in axes[1:]:
-        ax.legend(fontsize=7)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
+        ax.title.set_fontsize(10)
+    legend_outside(axes[2], title="the best five, the worst", title_fontsize=8)
+    fig.suptitle("Click models fitted to a log, on its held-out sessions" + (f" ({title})" if title else ""))
     return _save(fig, path)
 
 
@@ -63,7 +67,7 @@ def _differences(records, pairs, path, title, alpha):
     log-likelihood difference, row - column, ≈ where its interval holds 0."""
     plt = _pyplot()
     M = len(records)
-    fig = plt.figure(figsize=(15, 3.5 + 0.75 * M))
+    fig = plt.figure(figsize=(15, 3.5 + 0.75 * M), layout="constrained")
     grid = fig.add_gridspec(2, 2, height_ratios=[0.32 * M + 1, 0.42 * M + 1.5])
     axes = [fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1]), fig.add_subplot(grid[1, :])]
     y = np.arange(M)
@@ -77,20 +81,19 @@ def _differences(records, pairs, path, title, alpha):
         # models far worse than most are drawn at the right edge, their gap written beside them
         cap = 3 * float(np.quantile(high, 0.75)) or 1.0
         far = x > cap
-        ax.hlines(y[~far], low[~far], np.minimum(high[~far], cap), color="C0")
-        ax.plot(x[~tied & ~far], y[~tied & ~far], "o", color="C0", label="worse than the best")
-        ax.plot(x[tied], y[tied], "o", mfc="white", color="C0", label="not told apart from the best")
-        ax.plot(np.full(far.sum(), cap), y[far], ">", color="C3", label="off the scale")
+        ax.hlines(y[~far], low[~far], np.minimum(high[~far], cap), color=PALETTE[0])
+        ax.plot(x[~tied & ~far], y[~tied & ~far], "o", color=PALETTE[0], label="worse than the best")
+        ax.plot(x[tied], y[tied], "o", mfc="white", color=PALETTE[0], label="not told apart from the best")
+        ax.plot(np.full(far.sum(), cap), y[far], ">", color=PALETTE[3], label="off the scale (gap [interval] written)")
         for yi in y[far]:
             ax.annotate(f"{x[yi]:.3g} [{low[yi]:.3g}, {high[yi]:.3g}]", (cap, yi), xytext=(-6, 0),
-                        textcoords="offset points", ha="right", va="center", fontsize=8, color="C3")
+                        textcoords="offset points", ha="right", va="center", fontsize=8, color=PALETTE[3])
         ax.axvline(0, color="k", lw=0.8, ls="--")
         ax.set_xlim(min(low.min(), 0) - 0.03 * cap, cap * 1.03)
         ax.set_yticks(y, [r["model"] for r in rs], fontsize=8)
         ax.invert_yaxis()
         ax.set_xlabel(f"gap to the best held-out {what} ({1 - alpha:.0%} bootstrap interval)", fontsize=9)
         ax.set_title(f"{c}: best {rs[0]['model']}", fontsize=10, loc="left")
-        ax.legend(fontsize=8, loc="center right")
     names = [r["model"] for r in records]
     diff, tie = np.zeros((M, M)), np.ones((M, M), bool)
     for p in pairs:
@@ -112,9 +115,9 @@ def _differences(records, pairs, path, title, alpha):
     ax.set_yticks(range(M), names, fontsize=8)
     ax.set_title("every pair: held-out log-likelihood per session, row − column\n(blue: the row's model is "
                  f"better; ≈: the {1 - alpha:.0%} interval holds 0)", fontsize=10)
-    fig.colorbar(im, ax=ax, shrink=0.8)
+    fig.colorbar(im, ax=ax, shrink=0.8, label="log-likelihood difference (symmetric log scale)")
+    axes[0].legend(loc="upper left", bbox_to_anchor=(0, -0.1), ncols=3, fontsize=8)  # under the panel, clear of the data
     fig.suptitle("Which models the held-out sessions tell apart" + (f" ({title})" if title else ""))
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_figheight()))
     return _save(fig, path)
 
 
@@ -123,7 +126,8 @@ def _calibration(records, path, title, alpha):
     click: colour, the residual; a dot, its interval excludes 0 (the model is off there)."""
     plt = _pyplot()
     M = len(records)
-    fig, axes = plt.subplots(1, 2, figsize=(15, 1.8 + 0.34 * M), gridspec_kw={"width_ratios": [10, 11]})
+    fig, axes = plt.subplots(1, 2, figsize=(15, 1.8 + 0.34 * M), gridspec_kw={"width_ratios": [10, 11]},
+                             layout="constrained")
     for ax, c, what in ((axes[0], "ctr", "click-through at rank"), (axes[1], "last", "share with the last click at rank")):
         res = np.array([np.subtract(r["curves"][f"{c}_observed"], r["curves"][f"{c}_predicted"]) for r in records])
         off = np.array([(np.array(r["curves"][f"{c}_residual_low"]) > 0) | (np.array(r["curves"][f"{c}_residual_high"]) < 0)
@@ -137,26 +141,21 @@ def _calibration(records, path, title, alpha):
         ax.set_yticks(range(M), [r["model"] for r in records], fontsize=8)
         ax.set_xlabel("rank" + (" (0: no click)" if c == "last" else ""))
         ax.set_title(f"observed − predicted {what} (test)", fontsize=10, loc="left")
-        fig.colorbar(im, ax=ax, shrink=0.8, extend="both")
+        fig.colorbar(im, ax=ax, shrink=0.8, extend="both", label="observed − predicted")
     fig.suptitle(f"Calibration per rank; dot: the {1 - alpha:.0%} interval of observed − predicted excludes 0"
                  + (f" ({title})" if title else ""), fontsize=11)
-    fig.tight_layout()
     return _save(fig, path)
 
 
 def _save(fig, path: str) -> str:
-    """Write ``fig`` to ``path`` atomically (format by extension)."""
+    """Write ``fig`` to ``path`` atomically (format by extension, PNG without one), with the mode
+    the umask gives."""
     import matplotlib.pyplot as plt
 
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=os.path.splitext(path)[1])
-    os.close(fd)
+    buf = io.BytesIO()
     try:
-        fig.savefig(tmp, dpi=110)
-        os.replace(tmp, path)
+        fig.savefig(buf, format=os.path.splitext(path)[1][1:].lower() or "png", dpi=110)
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    write_atomic(path, buf.getvalue())
     return path

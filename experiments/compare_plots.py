@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from rpdi.experiments.formats import units
-from rpdi.experiments.plots import _finish, _pyplot
+from rpdi.experiments.plots import PALETTE, _finish, _pyplot, legend_outside, style
 
 
 def forest(records: list[dict], path: str, what: str = "") -> list[str]:
@@ -29,9 +29,9 @@ def forest(records: list[dict], path: str, what: str = "") -> list[str]:
         for ax, (key, low, high, null) in zip(row, columns):
             get = lambda k: np.array([np.nan if r.get(k) is None else r[k] for r in rows], dtype=float)  # noqa: E731
             x = get(key)
-            ax.hlines(y, get(low), get(high), color="C0")
-            ax.plot(x[sig], y[sig], "o", color="C0", label="significant difference")
-            ax.plot(x[~sig], y[~sig], "o", mfc="white", color="C0", label="not significant")
+            ax.hlines(y, get(low), get(high), color=PALETTE[0])
+            ax.plot(x[sig], y[sig], "o", color=PALETTE[0], label="significant")
+            ax.plot(x[~sig], y[~sig], "o", mfc="white", color=PALETTE[0], label="not significant")
             ax.axvline(null, color="k", lw=0.8, ls="--")
         row[0].set_yticks(y, [f"{r['run_b']} − {r['run_a']}" for r in rows], fontsize=7)
         row[0].set_title(m, fontsize=9, loc="left")
@@ -39,7 +39,7 @@ def forest(records: list[dict], path: str, what: str = "") -> list[str]:
     if users:
         axes[-1, 1].set_xlabel("P(a user of B fares better than one of A), ties half")
         axes[0, 1].set_title("what users experience", fontsize=9, loc="left")
-    axes[0, 0].legend(fontsize=7, loc="best")
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncols=2, fontsize=8)
     fig.suptitle("Per-pair mean differences" + (f" ({what})" if what else ""), fontsize=10)
     return _finish(fig, path)
 
@@ -48,17 +48,18 @@ def asl_curves(power: list[dict], path: str, what: str = "") -> list[str]:
     """Sakai's ASL curves: per measure, the achieved significance levels of all run pairs
     sorted ascending; a line at alpha. Lower curves discriminate more."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for p in power:
+    fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
+    for k, p in enumerate(power):
         asl = np.sort(p["asl"])
-        ax.plot(np.arange(1, asl.size + 1), asl, marker="o" if asl.size <= 30 else None, ms=3,
-                label=f"{p['measure']} ({p['significant']}/{p['pairs']} significant)")
+        look = style(k) | ({} if asl.size <= 30 else {"marker": None})
+        ax.plot(np.arange(1, asl.size + 1), asl, ms=4, label=f"{p['measure']} ({p['significant']}/{p['pairs']} significant)",
+                **look)
     if power:
         ax.axhline(power[0]["alpha"], color="k", lw=0.8, ls="--", label=f"alpha = {power[0]['alpha']:g}")
     ax.set_xlabel("run pairs, sorted by ASL")
     ax.set_ylabel("achieved significance level (p)")
     ax.set_title("Discriminative power (Sakai 2006)" + (f": {what}" if what else ""), fontsize=10)
-    ax.legend(fontsize=7)
+    legend_outside(ax)
     return _finish(fig, path)
 
 
@@ -82,9 +83,10 @@ def intents(records: list[dict], path: str, what: str = "") -> list[str]:
             y = np.array([shown.index(r["intent"]) for r in mine]) + (k - (len(pairs) - 1) / 2) * step
             x = np.array([r["user_b_better"] for r in mine])
             sig = np.array([r["significant"] for r in mine], dtype=bool)
-            ax.hlines(y, [r["ci_low"] for r in mine], [r["ci_high"] for r in mine], color=f"C{k}")
-            ax.plot(x[sig], y[sig], "o", color=f"C{k}", label=f"B = {pair[1]}, A = {pair[0]}")
-            ax.plot(x[~sig], y[~sig], "o", mfc="white", color=f"C{k}")
+            look = {"color": style(k)["color"], "marker": style(k)["marker"], "ls": "none"}
+            ax.hlines(y, [r["ci_low"] for r in mine], [r["ci_high"] for r in mine], color=look["color"])
+            ax.plot(x[sig], y[sig], label=f"B = {pair[1]}, A = {pair[0]}", **look)
+            ax.plot(x[~sig], y[~sig], mfc="white", **look)
         probability = {r["intent"]: r["probability"] for r in rows}
         ax.set_yticks(range(len(shown)), [f"intent {j}\n(P {probability[j]:.2f})" for j in shown], fontsize=8)
         ax.set_ylim(len(shown) - 0.5, -0.5)

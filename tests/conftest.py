@@ -10,7 +10,8 @@ it; what two or more of them use lives here.
 - ``holm_by_definition``: Holm's step-down procedure written from its definition;
 - ``mutations_benchmark``: tests/benchmarks/mutations.py as a module;
 - ``diversity_collections``: synthetic diversity rankings; ``pairs_share_draws``: a planted
-  engine bug; ``tie_cases``: small rankings with ties and every order of them.
+  engine bug; ``tie_cases``: small rankings with ties and every order of them;
+- ``drawn``: the figures the plotting code saves, kept open (drawn) for a test to inspect.
 """
 
 from __future__ import annotations
@@ -230,3 +231,25 @@ class TieCases:
 @pytest.fixture(scope="session")
 def tie_cases():
     return TieCases
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """The matplotlib figures closed while the test runs (every plot closes its figure once
+    written), kept open and drawn, so that a test can measure where the text and legends landed;
+    closed at the end."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    close, figures = plt.close, []
+
+    def keep(fig=None):
+        fig.canvas.draw()
+        figures.append(fig)
+
+    monkeypatch.setattr(plt, "close", keep)
+    yield figures
+    for fig in figures:
+        close(fig)

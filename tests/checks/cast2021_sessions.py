@@ -55,25 +55,23 @@ def main() -> None:
 
 
 def plot(dists: dict, names: list[str], out: str) -> None:
-    import matplotlib
+    from rpdi.experiments.plots import _pyplot, style
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(dists), figsize=(11, 4.2), sharey=True)
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(dists), figsize=(11, 4.2), sharey=True, layout="constrained")
     for ax, (label, dist) in zip(np.atleast_1d(axes), dists.items()):
         turns = np.arange(1, dist.shape[1] + 1)
-        for n, d in zip(names, dist):
-            ax.plot(turns, 1 - np.concatenate([[0.0], np.cumsum(d)[:-1]]), marker="o", ms=3, label=n)
+        for k, (n, d) in enumerate(zip(names, dist)):
+            ax.plot(turns, 1 - np.concatenate([[0.0], np.cumsum(d)[:-1]]), ms=4, label=n, **style(k))
         alike = np.allclose(dist, dist[0])
         ax.set_title(label + (" (every run alike)" if alike else ""), fontsize=11)
         ax.set_xlabel("turn of the conversation")
         ax.set_xticks(turns[::2])
         ax.grid(alpha=0.3)
     np.atleast_1d(axes)[0].set_ylabel("share of users who reach the turn")
-    np.atleast_1d(axes)[0].legend(fontsize=8)
+    fig.legend(*np.atleast_1d(axes)[0].get_legend_handles_labels(), loc="outside right upper", fontsize=9,
+               title="run", title_fontsize=9)
     fig.suptitle("CAsT 2021: how far into a conversation each run's users get (exact)", fontsize=12)
-    fig.tight_layout()
     fig.savefig(out, dpi=120)
 
 
