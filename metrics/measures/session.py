@@ -225,7 +225,7 @@ def path_weights(table: np.ndarray, p_reform: float, p_down: float) -> np.ndarra
     before the turn, j, of P(the user enters turn q having read j) p_down^(i-1) times
     ``table`` (:func:`path_factors`) at n = j + i - 1. Entering turn q + 1 having read j + r:
     entering turn q having read j, stopping it at rank r, moving on (p_reform)."""
-    S, Q, k, N = table.shape
+    _, Q, k, N = table.shape
     enter = np.zeros((Q, N + 1))
     enter[0, 0] = 1.0
     for q in range(1, Q):
