@@ -248,8 +248,8 @@ def expected_path_dcg(v: View, p_reform: float, p_down: float, b: float, cutoff:
 
 
 def esdcg(v: View, p_reform: float, p_down: float, b: float, cutoff: int | None) -> Score:
-    """esDCG = E_paths[sum_j g(ω_j) / max(1, log_b j)], ω the documents a path read, concatenated;
-    residual: the same over unknown ranks at the largest grade.
+    """esDCG = E_paths[sum_j g(ω_j) / max(1, log_b j)], ω the path's documents in the order read
+    (concatenated); residual: the same over unknown ranks at the largest grade.
 
     Gains are the grades; a document read again counts again (the path's DCG is the DCG of the
     concatenated list). User: Kanoulas et al.'s (esCG's, :func:`escg`): reads down a turn with
@@ -274,8 +274,8 @@ def esdcg(v: View, p_reform: float, p_down: float, b: float, cutoff: int | None)
 
 
 def esndcg(v: View, p_reform: float, p_down: float, b: float, cutoff: int | None) -> Score:
-    """esnDCG = E_paths[DCG(ω) / IDCG(|ω|)], IDCG(L) the DCG at L of the session's ideal ranking;
-    undefined if that gains nothing. Residual: the same over unknown ranks at the largest grade.
+    """esnDCG = E_paths[DCG(ω) / IDCG(|ω|)], IDCG(L) the session's ideal DCG at the path's length L
+    (undefined if it gains nothing). Residual: the same over unknown ranks at the largest grade.
 
     esDCG's path DCG (:func:`esdcg`, a document read again counting again), each path divided by
     the ideal DCG at its own length: the session's judged grades of all its turns, best first.
