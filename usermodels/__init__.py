@@ -17,6 +17,7 @@ from rpdi.usermodels.cautious_rr import CautiousRR
 from rpdi.usermodels.cwl import INSQ, INST, NERR8, NERR9, NERR10, NERR11
 from rpdi.usermodels.err import ERR
 from rpdi.usermodels.escg import ExpectedSessionCG
+from rpdi.usermodels.esdcg import ExpectedSessionDCG, ExpectedSessionNDCG
 from rpdi.usermodels.exact import AGGREGATIONS, ExactValue, Expectations, exact
 from rpdi.usermodels.hit import HIT, Success
 from rpdi.usermodels.intents import NDEVAL_USERS, IntentAware
@@ -48,7 +49,8 @@ MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [
 DIVERSITY_MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [AlphaDCG, AlphaNDCG, NRBP, NNRBP]}
 # the users of the session measures, which read a session's turns end to end (metrics.sessions)
 SESSION_MODELS: dict[str, type[BrowsingModel]] = {cls.measure_name: cls for cls in [SessionDCG, SessionRBP, NormalisedSessionDCG,
-                                                                                   ExpectedSessionCG]}
+                                                                                   ExpectedSessionCG, ExpectedSessionDCG,
+                                                                                   ExpectedSessionNDCG]}
 
 
 def model_for(measure, base: str | None = None) -> BrowsingModel:

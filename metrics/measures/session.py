@@ -177,8 +177,132 @@ def escg(v: View, p_reform: float, p_down: float, cutoff: int | None) -> Score:
     return Score(value, residual=(unknown * w).sum((-2, -1)) * v.max_grade)
 
 
+def turn_stops(k: int, p_down: float) -> np.ndarray:
+    """(k,) P(the user of Kanoulas et al.'s model stops a turn at rank r), r = 1..k:
+    p_down^(r-1) (1 - p_down), and p_down^(k-1) at r = k."""
+    stops = p_down ** np.arange(k) * (1 - p_down)
+    stops[-1] = p_down ** (k - 1)
+    return stops
+
+
+def path_factors(turns: np.ndarray, ideal: np.ndarray, Q: int, k: int, p_reform: float, p_down: float, b: float,
+                 normalise: bool) -> np.ndarray:
+    """(Σ, Q, k, Q k) what a document at rank i of turn q is worth, per document read before it
+    on the path, n: its path discount d(n + 1) (Järvelin & Kekäläinen's, 1/max(1, log_b j) at
+    path position j); with ``normalise`` times E[1/I(L) | the user reads it at position n + 1],
+    L the path's final length and I(L) the DCG at L of the session's ideal ranking (``ideal``,
+    (Σ, ·), best first). Given where the user reads, the rest of its path is independent of how
+    it got there: the documents it reads after are those below it in its turn (it goes down
+    with p_down) and those of the turns it moves on to (with p_reform each), at most the
+    session's ``turns`` (Σ,). NaN for a session whose ideal gains nothing (normalised only)."""
+    N = Q * k
+    d = discount(np.arange(1, N + 1), b)
+    table = np.broadcast_to(d, (len(turns), Q, k, N))
+    if not normalise:
+        return table
+    stops = turn_stops(k, p_down)
+    after = np.zeros((Q, N + 1))  # documents read in t more turns, each entered with p_reform
+    after[0, 0] = 1.0
+    for t in range(1, Q):
+        after[t] = (1 - p_reform) * after[0]
+        after[t, 1:] += p_reform * np.convolve(after[t - 1], stops)[:N]
+    rest = np.zeros((Q, k, N + 1))  # documents read after rank i of a turn, t turns left after it
+    for i in range(1, k + 1):
+        below = turn_stops(k - i + 1, p_down)  # the ranks read from i on, i itself first
+        for t in range(Q):
+            rest[t, i - 1] = np.convolve(below, after[t])[:N + 1]
+    best = np.cumsum(np.pad(ideal, [(0, 0), (0, max(N - ideal.shape[1], 0))])[:, :N] * d, axis=-1)
+    inverse = np.zeros((len(turns), 2 * N + 2))
+    inverse[:, 1:N + 1] = div(1.0, best)  # 1/I(L), L = 1..N
+    left = turns[:, None] - 1 - np.arange(Q)  # turns after turn q
+    R = np.where((left >= 0)[..., None, None], rest[left.clip(0)], 0.0)  # (Σ, Q, k, N + 1)
+    windows = np.lib.stride_tricks.sliding_window_view(inverse, N + 1, axis=-1)[:, 1:N + 1]  # [p - 1, m]: 1/I(p + m)
+    return table * np.einsum("sqim,spm->sqip", R, windows)
+
+
+def path_weights(table: np.ndarray, p_reform: float, p_down: float) -> np.ndarray:
+    """(Σ, Q, k) the expected worth of reading rank i of turn q: sum over the documents read
+    before the turn, j, of P(the user enters turn q having read j) p_down^(i-1) times
+    ``table`` (:func:`path_factors`) at n = j + i - 1. Entering turn q + 1 having read j + r:
+    entering turn q having read j, stopping it at rank r, moving on (p_reform)."""
+    _, Q, k, N = table.shape
+    enter = np.zeros((Q, N + 1))
+    enter[0, 0] = 1.0
+    for q in range(1, Q):
+        enter[q, 1:] = p_reform * np.convolve(enter[q - 1], turn_stops(k, p_down))[:N]
+    n = (np.arange(N + 1)[None, :] + np.arange(k)[:, None]).clip(max=N - 1)  # [i - 1, j]
+    worth = table[:, :, np.arange(k)[:, None], n]  # (Σ, Q, k, N + 1)
+    return np.einsum("qj,sqij->sqi", enter, worth) * p_down ** np.arange(k)
+
+
+def expected_path_dcg(v: View, p_reform: float, p_down: float, b: float, cutoff: int | None, normalise: bool,
+                      name: str) -> Score:
+    """esDCG's and esnDCG's closed forms: sum_q sum_i g(q, i) W(q, i), W from
+    :func:`path_weights`; residual the same sum over unknown ranks at the largest grade."""
+    grade, unknown, exists = session_grid(v, cutoff, name)
+    r = v.rankings
+    table = path_factors(r.turns, r.ideal, grade.shape[2], grade.shape[3], p_reform, p_down, b, normalise)
+    w = path_weights(table, p_reform, p_down)
+    value = (np.maximum(grade, 0.0) * w * exists).sum((-2, -1))
+    return Score(value, residual=(unknown * w).sum((-2, -1)) * v.max_grade)
+
+
+def esdcg(v: View, p_reform: float, p_down: float, b: float, cutoff: int | None) -> Score:
+    """esDCG = E_paths[sum_j g(ω_j) / max(1, log_b j)], ω the path's documents in the order read
+    (concatenated); residual: the same over unknown ranks at the largest grade.
+
+    Gains are the grades; a document read again counts again (the path's DCG is the DCG of the
+    concatenated list). User: Kanoulas et al.'s (esCG's, :func:`escg`): reads down a turn with
+    p_down, else stops it (at rank k for sure), then moves to the next query with p_reform. Its
+    j-th document on the path counts at Järvelin & Kekäläinen's discount of position j. Closed
+    form: rank i of turn q entered having read j documents is at position j + i, read with
+    probability P(enter q having read j) p_down^(i-1); P(enter q, j) by dynamic programming over
+    turns (the turns' stopping ranks are independent). Reference: Kanoulas, Carterette, Clough &
+    Sanderson, "Evaluating multi-query sessions" (SIGIR 2011), their expected session measure
+    with M the path's DCG.
+
+    >>> from rpdi.metrics.sessions import session_rankings, sessions_from_ids
+    >>> from rpdi.metrics.rankings import Rankings
+    >>> r = Rankings.of_grades(np.array([[[1.0, 0.0], [0.0, 2.0]]]), np.array([[2.0, 1.0], [2.0, 0.0]]), [2, 2], 2.0,
+    ...                        topics=np.array(["s_1", "s_2"], dtype=object))
+    >>> s = session_rankings(r, sessions_from_ids(r.topics))
+    >>> # turn 2's rank 2 read w.p. 1/8 at path position 3, 1/8 at 4: 1 + 2 (1/8 / log2 3 + 1/8 / log2 4)
+    >>> round(float(esdcg(View(s), 0.5, 0.5, 2, None).value[0, 0]), 6)
+    1.282732
+    """
+    return expected_path_dcg(v, p_reform, p_down, b, cutoff, False, "esDCG")
+
+
+def esndcg(v: View, p_reform: float, p_down: float, b: float, cutoff: int | None) -> Score:
+    """esnDCG = E_paths[DCG(ω) / IDCG(|ω|)], IDCG(L) the session's ideal DCG at the path's length L
+    (undefined if it gains nothing). Residual: the same over unknown ranks at the largest grade.
+
+    esDCG's path DCG (:func:`esdcg`, a document read again counting again), each path divided by
+    the ideal DCG at its own length: the session's judged grades of all its turns, best first.
+    Closed form: a document read at position j of a path of final length L counts
+    g d(j) / IDCG(L); given that it is read at j (rank i of turn q), L - j is independent of the
+    path before it, so its worth is g d(j) E[1/IDCG(L) | read at j] (:func:`path_factors`),
+    summed as esDCG's. Reference: Kanoulas, Carterette, Clough & Sanderson (SIGIR 2011), their
+    esnDCG; Jiang & Allan (CHIIR 2016) sample its paths.
+
+    >>> from rpdi.metrics.sessions import session_rankings, sessions_from_ids
+    >>> from rpdi.metrics.rankings import Rankings
+    >>> r = Rankings.of_grades(np.array([[[1.0], [1.0]]]), np.array([[1.0], [1.0]]), [1, 1], 1.0,
+    ...                        topics=np.array(["s_1", "s_2"], dtype=object))
+    >>> s = session_rankings(r, sessions_from_ids(r.topics))
+    >>> round(float(esndcg(View(s), 0.5, 0.5, 2, None).value[0, 0]), 6)  # both paths read only relevant documents
+    1.0
+    """
+    return expected_path_dcg(v, p_reform, p_down, b, cutoff, True, "esnDCG")
+
+
 _LOG_BASE = "> 1"
 _PROBABILITY = "in [0, 1]"
+_PATH_PARAMS = (Param("p_reform", float, 0.8, "having stopped in a turn, the probability of moving to the next query",
+                      lambda x: 0 <= x <= 1, _PROBABILITY),
+                Param("p_down", float, 0.7, "the probability of reading on down a turn's ranking",
+                      lambda x: 0 <= x <= 1, _PROBABILITY),
+                Param("b", float, 2.0, "log base of the path discount", lambda x: x > 1, _LOG_BASE))
 register(
     MeasureSpec("sDCG", sdcg, (Param("b", float, 2.0, "log base of the rank discount", lambda x: x > 1, _LOG_BASE),
                                Param("bq", float, 4.0, "log base of the query discount", lambda x: x > 1, _LOG_BASE)),
@@ -196,6 +320,12 @@ register(
                 "optional", "reads down with p_down, else stops the turn and moves to the next query with p_reform; "
                 "a document read before gains nothing", "Kanoulas, Carterette, Clough & Sanderson 2011",
                 passes_cutoff=True, residual=True, session=True),
+    MeasureSpec("esDCG", esdcg, _PATH_PARAMS, "optional",
+                "esCG's path; the j-th document it reads counts at 1/max(1, log_b j), read again counting again",
+                "Kanoulas, Carterette, Clough & Sanderson 2011", passes_cutoff=True, residual=True, session=True),
+    MeasureSpec("esnDCG", esndcg, _PATH_PARAMS, "optional",
+                "esDCG's path, its DCG divided by the session's ideal DCG at the path's length",
+                "Kanoulas, Carterette, Clough & Sanderson 2011", passes_cutoff=True, residual=True, session=True),
     MeasureSpec("sRBP", srbp, (persistence("p", "probability of reading on after a document"),
                                Param("b", float, 0.6, "reading on, the probability of going down (else: next query)",
                                      lambda x: 0 <= x <= 1, _PROBABILITY),

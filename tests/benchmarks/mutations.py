@@ -127,6 +127,11 @@ MUTATIONS = {
         ("return 0.0, self.p_reform", "return 0.0, self.p_down * self.p_reform")]),
     "escg-seen-before-by-the-probability-of-moving-on": ("usermodels/escg.py", [  # unseen's probability mixed up
         ("unseen(r.grid(r.doc), self.p_down)", "unseen(r.grid(r.doc), self.p_reform)")]),
+    "esdcg-path-position-not-advanced-when-moving-on": ("usermodels/esdcg.py", [  # the next turn's first document
+        ("Branch(on * nxt, gain, True, read + 1)", "Branch(on * nxt, gain, True, state + 1 - state % 2)")]),
+    "esndcg-worth-of-the-next-position": ("usermodels/esdcg.py", [  # the ratio's expectation one document late
+        ("worth = self.table[session, turn - 1, rank - 1, np.minimum(n, last - 1)]",
+         "worth = self.table[session, turn - 1, rank - 1, np.minimum(n + self.normalise, last - 1)]")]),
     "nsdcg-ideal-session-the-best-grades-of-all-turns-first": ("metrics/sessions.py", [  # not each turn's own
         ("grade = laid.turn_ideal[None]", "grade = -np.sort(-laid.turn_ideal[None], axis=-1)")]),
 }
@@ -138,6 +143,7 @@ TIES = {"tie-order-drawn-once-per-ranking", "tie-orders-one-left-out"}
 UNCERTAIN = {"uncertain-grades-paired-with-reversed-probabilities"}
 # mutations judged on the session job (the session users read conversations, not single rankings)
 SESSIONS = {"session-next-query-entered-at-its-second-document", "escg-moves-on-from-the-last-rank-only-if-reading-on",
+            "esdcg-path-position-not-advanced-when-moving-on", "esndcg-worth-of-the-next-position",
             "escg-seen-before-by-the-probability-of-moving-on", "nsdcg-ideal-session-the-best-grades-of-all-turns-first"}
 # the uncertain-grades job: 30 topics of 6 documents, 3 of them with 2-3 grades of random probabilities,
 # two runs; rpdi.simulate over judgment worlds (closed forms' expectations enumerated, users each in a
@@ -204,14 +210,14 @@ sys.exit(verdict.status)
 """
 
 
-# the session job: sRBP's, sDCG's, esCG's and nsDCG's users on the bundled CAsT 2021 runs' conversations (the topic
-# ids' turns), rpdi.simulate's verdict written as verdict.json, exit 1 on disagreement
+# the session job: sRBP's, sDCG's, esCG's, nsDCG's, esDCG's and esnDCG's users on the bundled CAsT 2021 runs'
+# conversations (the topic ids' turns), rpdi.simulate's verdict written as verdict.json, exit 1 on disagreement
 SESSION_JOB = """
 import json, os, sys
 from rpdi.experiments.bundled import CAST2021_QRELS, cast2021_runs
 from rpdi.simulate.api import simulate_sessions
 _, verdict = simulate_sessions(CAST2021_QRELS, cast2021_runs(), ["sRBP(p=0.8,b=0.6)@10", "sDCG@10", "sRBP(p=0.9,b=0.3)@20",
-                                                                  "esCG@10", "nsDCG@10"],
+                                                                  "esCG@10", "nsDCG@10", "esDCG@10", "esnDCG@10"],
                                users=int(sys.argv[2]), seed=20260101, with_verdict=True)
 os.makedirs(sys.argv[1], exist_ok=True)
 with open(os.path.join(sys.argv[1], "verdict.json"), "w") as fh:

@@ -39,7 +39,8 @@ def main() -> None:
              f"sRBP(p=0.8,b=0.6)@{args.depth}": model_for(f"sRBP(p=0.8,b=0.6)@{args.depth}")}
     print(f"{len(sessions.ids)} conversations, {laid.turns.min()} to {laid.turns.max()} turns "
           f"(mean {laid.turns.mean():.2f}), {args.depth} ranks read per turn")
-    for measure in (f"sRBP(p=0.8,b=0.6)@{args.depth}", f"sDCG@{args.depth}", f"nsDCG@{args.depth}", f"esCG@{args.depth}"):
+    for measure in (f"sRBP(p=0.8,b=0.6)@{args.depth}", f"sDCG@{args.depth}", f"nsDCG@{args.depth}", f"esCG@{args.depth}",
+                    f"esDCG@{args.depth}", f"esnDCG@{args.depth}"):
         score = session_score(parse_measure(measure), rankings, sessions)
         print(f"{measure:24s} " + "  ".join(f"{n} {v:.4f}" for n, v in zip(names, session_means(score.value, laid.present))))
     dists = {}

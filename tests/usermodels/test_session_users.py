@@ -4,6 +4,8 @@ through the verdict, and a session user of one's own is checked the same way."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -20,7 +22,8 @@ from rpdi.usermodels.session import SessionUser, turns_reached
 
 MEASURES = ["sRBP(p=0.8,b=0.6)@6", "sRBP(p=0.9,b=0.3,rel=2)@4", "sRBP(p=0.6,b=1)@3", "sRBP(p=0.7,b=0)@5",
             "sDCG@6", "sDCG(b=3,bq=2)@4", "nsDCG@6", "nsDCG(b=3,bq=2)@4", "esCG@6", "esCG(p_reform=0.5,p_down=0.9)@4",
-            "esCG(p_reform=1,p_down=1)@3"]
+            "esCG(p_reform=1,p_down=1)@3", "esDCG@6", "esDCG(p_reform=0.5,p_down=0.9,b=3)@4",
+            "esDCG(p_reform=1,p_down=1)@3", "esnDCG@6", "esnDCG(p_reform=0.6,p_down=0.4,b=1.5)@4", "esnDCG(p_reform=0,p_down=1)@3"]
 
 
 def _random(seed, depth=6):
@@ -137,6 +140,40 @@ def test_simulated_users_agree_where_documents_come_again(tmp_path, write_trec, 
                                    engine=engine, with_verdict=True, per_topic=True)
     assert verdict.status == 0, verdict.failures
     assert verdict.counts["closed_vs_exact"] == 2 * 2 * 4 and verdict.counts["mean"] > 0
+
+
+def test_esndcg_user_undefined_where_the_ideal_gains_nothing():
+    """A session whose turns judge nothing relevant has no esnDCG (its ideal DCG is 0): the user
+    has no mass there, as the closed form is NaN; the other sessions are defined."""
+    rankings = _random(3)
+    rankings = replace(rankings, ideal=np.where(np.char.startswith(rankings.topics.astype(str), "2_")[:, None],
+                                                0.0, rankings.ideal))
+    laid = session_rankings(rankings, sessions_from_ids(rankings.topics), 4)
+    measure = parse_measure("esnDCG@4")
+    closed, expected = measure.compute(View(laid)), exact(model_for(measure), laid)
+    undefined = np.isnan(closed.value)
+    assert undefined[:, 2].all() and not undefined[:, [0, 1, 3, 4]].any()
+    np.testing.assert_array_equal(np.isnan(expected.value), undefined)
+    np.testing.assert_allclose(expected.value[~undefined], closed.value[~undefined], rtol=1e-12)
+
+
+@pytest.mark.parametrize("engine, users", [("vector", 4000), ("agent", 300)])
+def test_path_dcg_users_agree_where_documents_come_again(tmp_path, write_trec, engine, users):
+    """esDCG's and esnDCG's users, on sessions whose turns retrieve the same documents."""
+    q, r = _shared_documents(tmp_path, write_trec, 13)
+    _, verdict = simulate_sessions(q, r, ["esDCG(p_reform=0.7,p_down=0.8)@4", "esnDCG(p_reform=0.9,p_down=0.6,b=3)@4"],
+                                   users=users, seed=5, engine=engine, with_verdict=True, per_topic=True)
+    assert verdict.status == 0, verdict.failures
+    assert verdict.counts["closed_vs_exact"] == 2 * 2 * 4 and verdict.counts["mean"] > 0
+
+
+def test_path_dcg_users_agree_on_cast():
+    """On one run's CAsT conversations; the verdict's closed-vs-exact cells check the users'
+    exact value against the closed forms there too (their states are per conversation: slow)."""
+    _, verdict = simulate_sessions(CAST2021_QRELS, cast2021_runs()[:1], ["esDCG@10", "esnDCG@10"], users=2000, seed=7,
+                                   with_verdict=True)
+    assert verdict.status == 0, verdict.failures
+    assert verdict.counts["closed_vs_exact"] > 0 and verdict.counts["mean"] > 0
 
 
 def test_esCG_users_agree_on_cast():
