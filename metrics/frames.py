@@ -60,7 +60,7 @@ def qrels_from(data, source: str | None = None) -> Qrels:
 
         return irds_qrels(data[len(IRDS_PREFIX):])
     if isinstance(data, (str, os.PathLike)):
-        table = _read_table(os.fspath(data))
+        table = read_table_file(os.fspath(data))
         return read_qrels(data) if table is None else qrels_from_table(table, os.fspath(data))
     return qrels_from_table(data, source or "<qrels>")
 
@@ -75,13 +75,13 @@ def runs_from(data, source: str | None = None) -> list[Run]:
         return [data]
     if isinstance(data, Mapping):
         return _runs_from_mapping(data)
-    if isinstance(data, (str, os.PathLike)) or _is_table(data):
+    if isinstance(data, (str, os.PathLike)) or is_table(data):
         data = [data]
     items = list(data)
     if items and hasattr(items[0], "_fields"):  # ScoredDoc namedtuples: one run
         items = [items]
     trec = [i for i, item in enumerate(items) if isinstance(item, (str, os.PathLike))
-            and _read_table(os.fspath(item), header_only=True) is None]
+            and read_table_file(os.fspath(item), header_only=True) is None]
     read = dict(zip(trec, read_runs([items[i] for i in trec]))) if trec else {}
     runs: list[Run] = []
     for i, item in enumerate(items):
@@ -91,7 +91,7 @@ def runs_from(data, source: str | None = None) -> list[Run]:
             runs.append(item)
         elif isinstance(item, (str, os.PathLike)):
             path = os.fspath(item)
-            runs += runs_from_table(_read_table(path), run_name(path), path)
+            runs += runs_from_table(read_table_file(path), run_name(path), path)
         else:
             runs += runs_from_table(item, "run" if len(items) == 1 else f"run{i + 1}", source)
     return runs
@@ -162,7 +162,7 @@ def runs_from_table(data, name: str = "run", source: str | None = None) -> list[
     return runs
 
 
-def _is_table(data) -> bool:
+def is_table(data) -> bool:
     return hasattr(data, "column_names") or hasattr(data, "itertuples")
 
 
@@ -268,7 +268,7 @@ def _check_unique(topic, docno, source: str, labels, rows: np.ndarray, subtopic=
 _TABLE_SUFFIXES = (".parquet", ".tsv", ".csv")
 
 
-def _read_table(path: str, header_only: bool = False):
+def read_table_file(path: str, header_only: bool = False):
     """The table of a parquet file or of a TSV/CSV file whose first line names the columns (a
     query column among them); None for any other file (a TREC file). ``header_only``: only
     whether it is such a file (True or None), nothing read but the first line."""
