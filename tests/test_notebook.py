@@ -146,3 +146,26 @@ def test_wrong_columns_and_dtypes_are_one_line_errors(notebook, tmp_path, capsys
         with pytest.raises(InputError) as from_file:
             rpdi.evaluate(str(qrels_path), frame, ["AP"])
         assert str(from_file.value) == str(raised.value)
+
+
+def test_diversity_qrels_and_table_files_with_colons(tmp_path):
+    """Diversity qrels as a DataFrame (a subtopic column) evaluate as the same judgments in ndeval's file;
+    a TSV qrels file with a header row whose fourth column holds a colon is plain qrels (no
+    grade:probability pairs looked for), as is its parquet."""
+    judged = {"q1": {"1": {"a": 1, "c": 1}, "2": {"b": 1}}, "q2": {"1": {"d": 1}}}
+    frame = pd.DataFrame([(q, s, d, g) for q, subs in judged.items() for s, docs in subs.items() for d, g in docs.items()],
+                         columns=["query_id", "subtopic", "doc_id", "relevance"])
+    run = {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"e": 2.0, "d": 1.0}}
+    names = ["alpha_nDCG@3", "ERR-IA@3"]
+    path = tmp_path / "diversity.qrels"  # ndeval's lines: topic subtopic docno judgment
+    path.write_text("".join(f"{q} {s} {d} {g}\n" for q, s, d, g in frame.itertuples(index=False)))
+    from_frame = rpdi.evaluate(frame, {"r": run}, names, per_topic=True, as_frame=True)
+    assert len(from_frame) == 6 and from_frame["value"].gt(0).all()
+    assert_frame_equal(from_frame, rpdi.evaluate(str(path), {"r": run}, names, per_topic=True, as_frame=True))
+    plain = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0], "note": ["x:1", "y:2"]})
+    tsv, parquet = tmp_path / "qrels.tsv", tmp_path / "qrels.parquet"
+    plain.to_csv(tsv, sep="\t", index=False)
+    plain.to_parquet(parquet, index=False)
+    want = rpdi.evaluate(plain, {"r": run}, ["P@2", "AP"])
+    assert want[0]["value"] == 0.5 and "sd" not in want[0]  # not evaluated over judgment worlds
+    assert rpdi.evaluate(str(tsv), {"r": run}, ["P@2", "AP"]) == rpdi.evaluate(str(parquet), {"r": run}, ["P@2", "AP"]) == want
