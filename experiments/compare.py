@@ -16,6 +16,7 @@ from rpdi.choices import CORRECTIONS, INTERVALS, TESTS
 from rpdi.metrics.evaluate import compute, expand
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
+from rpdi.metrics.records import records_frame
 from rpdi.metrics.significance import FIELDS as PAIR_FIELDS
 from rpdi.metrics.tie_scores import check_ties, tie_scores
 from rpdi.metrics.significance import bootstrap_interval, compare_scores, discriminative_power, pairs_of, t_interval
@@ -52,10 +53,11 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
             test: str = "randomization", correction: str = "holm", alpha: float = 0.05,
             resamples: int = 10_000, seed: int = 0, interval: str | None = None, level: float = 0.95,
             topics: str = "qrels", users: int | None = None, convention: str = "unknown",
-            force: bool = False, dataframe: bool = False, intents=None, by_intent: bool = False,
+            force: bool = False, as_frame: bool = False, intents=None, by_intent: bool = False,
             ties: str = "trec_eval", sessions=None):
     """Compare runs pairwise on each measure; records with the fields of
-    :data:`FIELDS` (a pandas DataFrame with ``dataframe``): ``method`` says whether the values compared
+    :data:`FIELDS` (with ``as_frame`` a pandas DataFrame with typed columns,
+    :func:`metrics.records.records_frame`): ``method`` says whether the values compared
     are closed forms or, for a model with none, exact expectations.
 
     Pairs are all pairs in the order given (``diff`` = mean of the later run minus the earlier)
@@ -88,6 +90,9 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     >>> r, = compare(qrels, runs, ["RR"], users=0)
     >>> r["diff"], r["p"], r["user_b_better"]  # 2 of the 8 sign flips are as extreme
     (0.5, 0.25, 1.0)
+    >>> compare(qrels, runs, ["RR"], as_frame=True)[["run_a", "run_b", "diff", "p"]]
+      run_a run_b  diff     p
+    0     a     b   0.5  0.25
     """
     check_options(test, correction, alpha, resamples, interval, level)
     check_ties(ties)
@@ -98,9 +103,10 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
             raise InputError(f"ties {ties}: not with uncertain grades yet")
         from rpdi.experiments.compare_worlds import compare as compare_worlds
 
-        return compare_worlds(qrels, runs, measures, baseline=baseline, test=test, correction=correction,
-                              alpha=alpha, resamples=resamples, seed=seed, interval=interval, level=level,
-                              topics=topics, users=users)
+        records = compare_worlds(qrels, runs, measures, baseline=baseline, test=test, correction=correction,
+                                 alpha=alpha, resamples=resamples, seed=seed, interval=interval, level=level,
+                                 topics=topics, users=users)
+        return records_frame(records) if as_frame else records
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in map(resolve, measures)]
     if not parsed:
         raise InputError("no measure given")
@@ -146,10 +152,8 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
                                                  names, options)
         records += recs
     records = in_units(records, session)
-    if dataframe:
-        import pandas as pd
-
-        records, per_intent = pd.DataFrame(records), pd.DataFrame(per_intent)
+    if as_frame:
+        records, per_intent = records_frame(records), records_frame(per_intent)
     return (records, per_intent) if by_intent else records
 
 

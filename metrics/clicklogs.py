@@ -6,7 +6,8 @@ Two formats are read (plain or gzip-compressed), told apart by the file's first 
   sessions separated by ``;``, each ``query<TAB>doc1,doc2,...,docN : clicked , clicked ...``.
   A clicked id that is not among the shown documents is ignored, a repeated click counts once;
 - a plain TSV, one line per shown result: ``session<TAB>query<TAB>rank<TAB>docno<TAB>clicked``
-  with rank 1..N (each once per session) and clicked 0 or 1; no header.
+  with rank 1..N (each once per session) and clicked 0 or 1; no header. The same rows as a
+  DataFrame (a notebook's log) are read by :func:`clicklog_from_table`.
 
 Every session of a log shows the same number N of results (the models need a common depth).
 Optional TREC qrels (``topic 0 docno grade``, topic = the log's query id) attach a grade to
@@ -178,16 +179,71 @@ def _read_tsv(data: bytes, path: str) -> ClickLog:
                 if not value.strip().lstrip("-").isdigit():
                     raise InputError(f"{path}:{i}: {name} {value!r} is not an integer")
         raise InputError(f"{path}: cannot be read as a click-log TSV")
+    return _from_columns(table, lambda i: f"{path}:{i + 1}", path)
+
+
+SESSION, QUERY, RANK, DOC, CLICKED = ("session",), ("query", "query_id", "qid"), ("rank",), ("docno", "doc_id"), ("clicked",)
+
+
+def clicklog_from_table(data, source: str = "<click log>") -> ClickLog:
+    """A click log from a DataFrame or pyarrow Table with the TSV's columns, one row per shown
+    result: ``session``, ``query`` (or ``query_id``, ``qid``), ``rank`` (1..N), ``docno`` (or
+    ``doc_id``) and ``clicked`` (0/1 or bool); ids strings or integers. Errors name the column or
+    the row (a DataFrame's index label) as the TSV reader names the line.
+
+    >>> import pandas as pd
+    >>> log = clicklog_from_table(pd.DataFrame({"session": [1, 1, 2, 2], "query": "q1", "rank": [1, 2, 1, 2],
+    ...                                         "docno": ["d1", "d2", "d2", "d1"], "clicked": [0, 1, 0, 0]}))
+    >>> log.clicks.astype(int).tolist(), log.docnos[log.docs].tolist()
+    ([[0, 1], [0, 0]], [['d1', 'd2'], ['d2', 'd1']])
+    """
+    import pyarrow as pa
+
+    from rpdi.metrics.frames import described_type, pick_column
+
+    labels = None
+    if hasattr(data, "itertuples"):  # a pandas DataFrame
+        labels = data.index
+        try:
+            data = pa.Table.from_pandas(data, preserve_index=False)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+            raise InputError(f"{source}: a column holds values of mixed types: {str(exc).splitlines()[0]}") from None
+    if not isinstance(data, pa.Table):
+        raise InputError(f"{source}: expected a click log's path, a DataFrame or a pyarrow Table, not {type(data).__name__}")
+    columns = {}
+    for name, choices, ids in (("session", SESSION, True), ("query", QUERY, True), ("rank", RANK, False),
+                               ("docno", DOC, True), ("clicked", CLICKED, False)):
+        found = pick_column(data.column_names, choices, name, source)
+        column = data.column(found).combine_chunks()
+        kind = column.type
+        fits = pa.types.is_integer(kind) or (pa.types.is_string(kind) or pa.types.is_large_string(kind) if ids
+                                             else name == "clicked" and pa.types.is_boolean(kind))
+        if not fits:
+            raise InputError(f"{source}: column {found} holds {described_type(kind)}, not "
+                             f"{'ids (strings or integers)' if ids else 'integers'}")
+        if column.null_count:
+            row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
+            raise InputError(f"{source}: row {row if labels is None else labels[row]}: {found} is missing")
+        columns[name] = column.cast(pa.string() if ids else pa.int64())
+    table = pa.table(columns)
+    return _from_columns(table, lambda i: f"{source}: row {i if labels is None else labels[i]}", source)
+
+
+def _from_columns(table, at, source: str) -> ClickLog:
+    """The click log of a table with columns session, query, docno (strings), rank and clicked
+    (integers); ``at(i)`` names row i in an error."""
+    from rpdi.metrics.trec import to_numpy
+
     rank = to_numpy(table["rank"]).astype(np.int64)
     clicked = to_numpy(table["clicked"])
     session, _ = _codes(table["session"].combine_chunks())
     order = np.lexsort((rank, session))
     bad = np.flatnonzero((clicked != 0) & (clicked != 1))
     if len(bad):
-        raise InputError(f"{path}:{bad[0] + 1}: clicked must be 0 or 1, not {clicked[bad[0]]}")
+        raise InputError(f"{at(bad[0])}: clicked must be 0 or 1, not {clicked[bad[0]]}")
     bad = np.flatnonzero(rank < 1)
     if len(bad):
-        raise InputError(f"{path}:{bad[0] + 1}: rank must be at least 1, not {rank[bad[0]]}")
+        raise InputError(f"{at(bad[0])}: rank must be at least 1, not {rank[bad[0]]}")
     counts = np.bincount(session)
     N = int(counts[0]) if len(counts) else 0
     s_sorted, r_sorted = session[order], rank[order]
@@ -195,27 +251,40 @@ def _read_tsv(data: bytes, path: str) -> ClickLog:
     expected = np.arange(len(order)) - start + 1
     wrong = np.flatnonzero((counts[s_sorted] != N) | (r_sorted != expected))
     if len(wrong):
-        line = order[wrong[0]] + 1
-        raise InputError(f"{path}:{line}: session {table['session'][int(order[wrong[0]])].as_py()!r} must "
+        raise InputError(f"{at(int(order[wrong[0]]))}: session {table['session'][int(order[wrong[0]])].as_py()!r} must "
                          f"show ranks 1..{N} once each (as its first session does)")
     S = len(counts)
+    if S == 0:
+        raise InputError(f"{source}: empty click log")
     query_col, queries = _codes(table["query"].combine_chunks())
     q = query_col[order].reshape(S, N)
     bad = np.flatnonzero((q != q[:, :1]).any(1))
     if len(bad):
-        raise InputError(f"{path}: session {bad[0] + 1}: more than one query in a session")
+        raise InputError(f"{source}: session {bad[0] + 1}: more than one query in a session")
     doc_col, docnos = _codes(table["docno"].combine_chunks())
     return ClickLog(q[:, 0], doc_col[order].reshape(S, N), clicked[order].reshape(S, N).astype(bool),
-                    queries, docnos, None, path)
+                    queries, docnos, None, source)
 
 
-def attach_qrels(log: ClickLog, qrels: str) -> ClickLog:
-    """The log with the grade of every shown document from TREC qrels (NaN where unjudged)."""
+def load_clicklog(log, qrels=None) -> ClickLog:
+    """A click log from a :class:`ClickLog`, a file's path (:func:`read_clicklog`) or a table
+    (:func:`clicklog_from_table`), with the grades of ``qrels`` (a path, or anything
+    :func:`metrics.evaluate.load_qrels` takes) if given."""
+    if isinstance(log, (str, os.PathLike)):
+        log = read_clicklog(os.fspath(log))
+    elif not isinstance(log, ClickLog):
+        log = clicklog_from_table(log)
+    return attach_qrels(log, qrels) if qrels is not None else log
+
+
+def attach_qrels(log: ClickLog, qrels) -> ClickLog:
+    """The log with the grade of every shown document from qrels (NaN where unjudged): a TREC
+    qrels path, or anything :func:`metrics.evaluate.load_qrels` takes (a DataFrame, a dict)."""
     import pandas as pd
 
-    from rpdi.metrics.trec import read_qrels
+    from rpdi.metrics.evaluate import load_qrels
 
-    q = read_qrels(qrels)
+    q = load_qrels(qrels)
     keys = pd.Index(np.char.add(np.char.add(np.asarray(q.topic, dtype=str), "\t"),
                                 np.asarray(q.docno, dtype=str)))
     if not keys.is_unique:

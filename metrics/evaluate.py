@@ -13,31 +13,33 @@ from rpdi.metrics.diversity import (DiversityQrels, IntentProbabilities, diversi
                                    read_diversity_qrels, read_intents)
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
+from rpdi.metrics.records import records_frame
 from rpdi.metrics.rankings import Rankings, build_rankings, truncate
 from rpdi.metrics.rankings import judged_only as judged_only_rankings
 from rpdi.metrics.errors import InputError
+from rpdi.metrics.frames import (RUN_COLUMN, diversity_qrels_from_table, is_table, qrels_from, read_table_file,
+                                 runs_from, runs_from_table)
 from rpdi.metrics.sessions import check_session_call, given_sessions, session_records
-from rpdi.metrics.trec import Qrels, Run, qrels_from_dict, read_qrels, read_run, read_runs, run_from_dict, run_name
+from rpdi.metrics.trec import Qrels, Run, read_run, read_runs, run_name
 from rpdi.metrics.tie_scores import check_average, check_ties, tie_fields, tie_scores
 from rpdi.metrics.trec_names import trec_lines
 from rpdi.metrics.view import Score, View
 
 
 def load_qrels(qrels) -> Qrels:
-    """A path (``-``: standard input), a :class:`Qrels`, ``{topic: {docno: grade}}``, or
-    :class:`~metrics.diversity.DiversityQrels` (each document's largest grade over the subtopics)."""
-    if isinstance(qrels, Qrels):
-        return qrels
-    if isinstance(qrels, DiversityQrels):
-        return qrels.topic_qrels()
-    if isinstance(qrels, Mapping):
-        return qrels_from_dict(qrels)
-    return read_qrels(qrels)
+    """A path (TREC qrels, TSV/CSV with a header row or parquet; ``-``: standard input),
+    ``irds:DATASET_ID``, a :class:`Qrels`, a DataFrame or pyarrow Table (ir_measures', ranx's or
+    PyTerrier's column names), ir_measures ``Qrel`` namedtuples, ``{topic: {docno: grade}}``, or
+    :class:`~metrics.diversity.DiversityQrels` (each document's largest grade over the
+    subtopics): :func:`metrics.frames.qrels_from`."""
+    return qrels_from(qrels)
 
 
 def load_diversity_qrels(qrels) -> DiversityQrels:
-    """A path (``-``: standard input) of ``topic subtopic docno judgment`` lines, a
-    :class:`~metrics.diversity.DiversityQrels`, or ``{topic: {subtopic: {docno: grade}}}``."""
+    """A path (``-``: standard input) of ``topic subtopic docno judgment`` lines or a TSV/CSV
+    (header row) or parquet file, a :class:`~metrics.diversity.DiversityQrels`, a DataFrame,
+    pyarrow Table or ``Qrel`` namedtuples with a ``subtopic`` (else ``iteration``) column
+    (:func:`metrics.frames.diversity_qrels_from_table`), or ``{topic: {subtopic: {docno: grade}}}``."""
     if isinstance(qrels, DiversityQrels):
         return qrels
     if isinstance(qrels, Qrels):
@@ -56,7 +58,10 @@ def load_diversity_qrels(qrels) -> DiversityQrels:
         if not rows or not np.isfinite(grade).all():
             raise InputError("<qrels>: empty, or a grade is not finite")
         return DiversityQrels([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], grade)
-    return read_diversity_qrels(qrels)
+    if not isinstance(qrels, (str, os.PathLike)):
+        return diversity_qrels_from_table(qrels)
+    table = read_table_file(os.fspath(qrels))
+    return read_diversity_qrels(qrels) if table is None else diversity_qrels_from_table(table, os.fspath(qrels))
 
 
 def load_intents(intents) -> IntentProbabilities | None:
@@ -71,9 +76,10 @@ def load_intents(intents) -> IntentProbabilities | None:
 
 @dataclass(frozen=True)
 class RunFile:
-    """A run file read only when its turn comes (:func:`run_batches`): its path, its name
-    (default: :func:`~metrics.trec.run_name`, ``stdin`` for ``-``) and what is done to the run
-    read (``then``: the command line's check of its topics, its document lengths)."""
+    """A run file read only when its turn comes (:func:`run_batches`): its path (a TREC run file,
+    or a TSV/CSV file with a header row or a parquet file holding one run), its name (default:
+    :func:`~metrics.trec.run_name`, ``stdin`` for ``-``) and what is done to the run read
+    (``then``: the command line's check of its topics, its document lengths)."""
 
     path: str
     name: str | None = None
@@ -84,7 +90,13 @@ class RunFile:
         return self.name or ("stdin" if self.path == "-" else run_name(self.path))
 
     def read(self) -> Run:
-        return self.done(read_run(self.path, threads=False))
+        table = read_table_file(self.path)
+        if table is None:
+            return self.done(read_run(self.path, threads=False))
+        runs = runs_from_table(table, self.run_name, self.path)
+        if len(runs) > 1:
+            raise InputError(f"{self.path}: holds {len(runs)} runs (a {RUN_COLUMN} column); give one run a file")
+        return self.done(runs[0])
 
     def done(self, run: Run) -> Run:
         """The run read from the file, named and treated as given."""
@@ -93,24 +105,39 @@ class RunFile:
 
 
 def run_items(runs) -> list:
-    """The runs given, in order, not read: paths, :class:`RunFile`, :class:`Run` (and runs made
-    from ``{name: {topic: {docno: score}}}``)."""
-    if isinstance(runs, Mapping):
-        return [run_from_dict(name, scores) for name, scores in runs.items()]
+    """The runs given, in order: paths of TREC run files and :class:`RunFile` objects, not read
+    yet; :class:`Run` objects; and, read into Runs (:func:`metrics.frames.runs_from`): runs in
+    memory (DataFrames or pyarrow Tables, several runs in one told apart by a ``run`` column;
+    ir_measures ``ScoredDoc`` namedtuples; ``{name: {topic: {docno: score}}}``) and TSV/CSV
+    (header row) or parquet files."""
+    if isinstance(runs, Mapping) or is_table(runs):
+        return runs_from(runs)
     if isinstance(runs, (str, os.PathLike, Run, RunFile)):
-        return [runs]
-    return list(runs)
+        runs = [runs]
+    items = list(runs)
+    if items and hasattr(items[0], "_fields"):  # ScoredDoc namedtuples: one run
+        return runs_from(items)
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, (Run, RunFile)) or (isinstance(item, (str, os.PathLike))
+                                               and read_table_file(os.fspath(item), header_only=True) is None):
+            out.append(item)
+        elif isinstance(item, (str, os.PathLike, Mapping)):
+            out += runs_from(item)
+        else:  # a table among others: named by its place, as runs_from names it
+            out += runs_from_table(item, "run" if len(items) == 1 else f"run{i + 1}")
+    return out
 
 
 def load_runs(runs) -> list[Run]:
-    """Paths, :class:`Run` or :class:`RunFile` objects, or ``{name: {topic: {docno: score}}}``:
-    every run read (paths concurrently, sharing one docno dictionary)."""
+    """Every run of :func:`run_items` read (TREC run files concurrently, sharing one docno
+    dictionary)."""
     runs = [r if isinstance(r, (Run, RunFile)) else RunFile(os.fspath(r)) for r in run_items(runs)]
-    files = [r for r in runs if isinstance(r, RunFile)]
+    files = [r for r in runs if isinstance(r, RunFile) and read_table_file(r.path, header_only=True) is None]
     if len(files) < 2:
         return [r.read() if isinstance(r, RunFile) else r for r in runs]
-    read = iter(read_runs([f.path for f in files]))
-    return [r if isinstance(r, Run) else r.done(next(read)) for r in runs]
+    read = dict(zip(map(id, files), read_runs([f.path for f in files])))
+    return [r if isinstance(r, Run) else r.done(read[id(r)]) if id(r) in read else r.read() for r in runs]
 
 
 def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
@@ -221,8 +248,14 @@ def loaded(qrels, diversity: bool, compat: str, intents):
 def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool = False,
              topics: str = "qrels", undefined: str = "zero", average: str = "macro",
              compat: str = "trec_eval", max_docs: int | None = None, judged_only: bool = False,
-             relevance_level: float = 1, intents=None, ties: str = "trec_eval", sessions=None) -> list[dict]:
-    """Evaluate runs with measures; a list of flat records.
+             relevance_level: float = 1, intents=None, ties: str = "trec_eval", sessions=None,
+             as_frame: bool = False):
+    """Evaluate runs with measures; a list of flat records, or with ``as_frame`` a pandas
+    DataFrame of them with typed columns (:func:`metrics.records.records_frame`).
+
+    ``qrels`` and ``runs`` are anything :func:`load_qrels` and :func:`run_items` take: files'
+    paths (TREC, TSV/CSV with a header row, parquet; run files read one after another),
+    DataFrames with ir_measures' or ranx's column names, dicts, ...
 
     Each record is ``{"run", "topic", "measure", "value", "residual", "method"}``: one per (run, measure)
     with topic ``"all"`` (the mean over the evaluated topics; the sum for counts, the geometric
@@ -258,6 +291,12 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
     >>> evaluate({"q1": {"a": 1, "b": 0}}, {"sys": {"q1": {"a": 2.0, "b": 1.0}}}, ["P@2", "recip_rank"])
     [{'run': 'sys', 'topic': 'all', 'measure': 'P@2', 'value': 0.5, 'residual': None, 'method': 'closed_form'}, \
 {'run': 'sys', 'topic': 'all', 'measure': 'recip_rank', 'value': 1.0, 'residual': None, 'method': 'closed_form'}]
+    >>> import pandas as pd
+    >>> qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    >>> run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> evaluate(qrels, run, ["P@2"], as_frame=True)[["run", "measure", "value"]]
+       run measure  value
+    0  run     P@2    0.5
     """
     if undefined not in UNDEFINED:
         raise InputError(f"undefined: expected one of {', '.join(UNDEFINED)}, not {undefined!r}")
@@ -276,14 +315,15 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
         runs = load_runs(runs)
         rankings, _ = prepare(qrels, runs, topics, compat, max_docs, judged_only)
         found = given_sessions(sessions, rankings.topics, runs)
-        return session_records(rankings, parsed, found, per_topic, undefined)
+        records = session_records(rankings, parsed, found, per_topic, undefined)
+        return records_frame(records) if as_frame else records
     diversity = any(m.spec.intents for m in parsed)
     qrels, intents = loaded(qrels, diversity, compat, intents)
     records = []
     for batch in run_batches(runs, parsed):
         rankings, integer_rankings = prepare(qrels, batch, topics, compat, max_docs, judged_only, diversity, intents)
         records += _records(rankings, integer_rankings, parsed, per_topic, undefined, average, compat, ties)
-    return records
+    return records_frame(records) if as_frame else records
 
 
 def _records(rankings: Rankings, integer_rankings: Rankings | None, parsed: list[Measure], per_topic: bool,

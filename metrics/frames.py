@@ -60,7 +60,7 @@ def qrels_from(data, source: str | None = None) -> Qrels:
 
         return irds_qrels(data[len(IRDS_PREFIX):])
     if isinstance(data, (str, os.PathLike)):
-        table = _read_table(os.fspath(data))
+        table = read_table_file(os.fspath(data))
         return read_qrels(data) if table is None else qrels_from_table(table, os.fspath(data))
     return qrels_from_table(data, source or "<qrels>")
 
@@ -75,13 +75,13 @@ def runs_from(data, source: str | None = None) -> list[Run]:
         return [data]
     if isinstance(data, Mapping):
         return _runs_from_mapping(data)
-    if isinstance(data, (str, os.PathLike)) or _is_table(data):
+    if isinstance(data, (str, os.PathLike)) or is_table(data):
         data = [data]
     items = list(data)
     if items and hasattr(items[0], "_fields"):  # ScoredDoc namedtuples: one run
         items = [items]
     trec = [i for i, item in enumerate(items) if isinstance(item, (str, os.PathLike))
-            and _read_table(os.fspath(item), header_only=True) is None]
+            and read_table_file(os.fspath(item), header_only=True) is None]
     read = dict(zip(trec, read_runs([items[i] for i in trec]))) if trec else {}
     runs: list[Run] = []
     for i, item in enumerate(items):
@@ -91,7 +91,7 @@ def runs_from(data, source: str | None = None) -> list[Run]:
             runs.append(item)
         elif isinstance(item, (str, os.PathLike)):
             path = os.fspath(item)
-            runs += runs_from_table(_read_table(path), run_name(path), path)
+            runs += runs_from_table(read_table_file(path), run_name(path), path)
         else:
             runs += runs_from_table(item, "run" if len(items) == 1 else f"run{i + 1}", source)
     return runs
@@ -117,9 +117,9 @@ def qrels_from_table(data, source: str = "<qrels>") -> Qrels:
     """Qrels from a DataFrame, a pyarrow Table or an iterable of ``Qrel`` namedtuples."""
     table, labels = _as_table(data, source)
     names = table.column_names
-    topic = _ids(table, _pick(names, QUERY, "query", source), source, labels)
-    docno = _ids(table, _pick(names, DOC, "document", source), source, labels)
-    grade = _numbers(table, _pick(names, GRADE, "relevance", source), source, labels)
+    topic = _ids(table, pick_column(names, QUERY, "query", source), source, labels)
+    docno = _ids(table, pick_column(names, DOC, "document", source), source, labels)
+    grade = _numbers(table, pick_column(names, GRADE, "relevance", source), source, labels)
     _check_unique(topic, docno, source, labels, np.arange(len(grade)))
     return Qrels(topic, docno, grade, source)
 
@@ -130,10 +130,10 @@ def diversity_qrels_from_table(data, source: str = "<diversity qrels>") -> Diver
     subtopic) names each judgment's subtopic."""
     table, labels = _as_table(data, source)
     names = table.column_names
-    topic = _ids(table, _pick(names, QUERY, "query", source), source, labels)
-    subtopic = _ids(table, _pick(names, SUBTOPIC, "subtopic", source), source, labels)
-    docno = _ids(table, _pick(names, DOC, "document", source), source, labels)
-    grade = _numbers(table, _pick(names, GRADE, "relevance", source), source, labels)
+    topic = _ids(table, pick_column(names, QUERY, "query", source), source, labels)
+    subtopic = _ids(table, pick_column(names, SUBTOPIC, "subtopic", source), source, labels)
+    docno = _ids(table, pick_column(names, DOC, "document", source), source, labels)
+    grade = _numbers(table, pick_column(names, GRADE, "relevance", source), source, labels)
     _check_unique(topic, docno, source, labels, np.arange(len(grade)), subtopic)
     return DiversityQrels(topic, subtopic, docno, grade, source)
 
@@ -144,9 +144,9 @@ def runs_from_table(data, name: str = "run", source: str | None = None) -> list[
     source = source or f"<run {name}>"
     table, labels = _as_table(data, source)
     names = table.column_names
-    topic = _ids(table, _pick(names, QUERY, "query", source), source, labels)
-    docno = _ids(table, _pick(names, DOC, "document", source), source, labels)
-    score = _numbers(table, _pick(names, SCORE, "score", source), source, labels)
+    topic = _ids(table, pick_column(names, QUERY, "query", source), source, labels)
+    docno = _ids(table, pick_column(names, DOC, "document", source), source, labels)
+    score = _numbers(table, pick_column(names, SCORE, "score", source), source, labels)
     if RUN_COLUMN not in names:
         _check_unique(topic, docno, source, labels, np.arange(len(score)))
         return [Run(name, topic, docno, score, source)]
@@ -162,7 +162,7 @@ def runs_from_table(data, name: str = "run", source: str | None = None) -> list[
     return runs
 
 
-def _is_table(data) -> bool:
+def is_table(data) -> bool:
     return hasattr(data, "column_names") or hasattr(data, "itertuples")
 
 
@@ -189,7 +189,7 @@ def _as_table(data, source: str):
     return _as_table(pd.DataFrame(rows), source)
 
 
-def _pick(names, choices: tuple[str, ...], what: str, source: str) -> str:
+def pick_column(names, choices: tuple[str, ...], what: str, source: str) -> str:
     found = [c for c in choices if c in names]
     if not found:
         raise InputError(f"{source}: no {what} column (expected one of {', '.join(choices)}; "
@@ -201,7 +201,7 @@ def _row(labels, i: int) -> str:
     return f"row {i if labels is None else labels[i]}"
 
 
-def _described(kind) -> str:
+def described_type(kind) -> str:
     """A pyarrow type in a user's words: text, floats, booleans, or pyarrow's name of it."""
     import pyarrow as pa
 
@@ -221,7 +221,7 @@ def _ids(table, name: str, source: str, labels):
     column = table.column(name).combine_chunks()
     kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)):
-        raise InputError(f"{source}: column {name} holds {_described(kind)}, not ids (strings or integers)")
+        raise InputError(f"{source}: column {name} holds {described_type(kind)}, not ids (strings or integers)")
     if column.null_count:
         raise InputError(f"{source}: {_row(labels, _first_null(column))}: {name} is missing")
     codes = encode(column)
@@ -237,7 +237,7 @@ def _numbers(table, name: str, source: str, labels) -> np.ndarray:
 
     column = table.column(name).combine_chunks()
     if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
-        raise InputError(f"{source}: column {name} holds {_described(column.type)}, not numbers")
+        raise InputError(f"{source}: column {name} holds {described_type(column.type)}, not numbers")
     if column.null_count:
         raise InputError(f"{source}: {_row(labels, _first_null(column))}: {name} is missing (NaN or None)")
     values = to_numpy(column).astype(np.float64)
@@ -268,7 +268,7 @@ def _check_unique(topic, docno, source: str, labels, rows: np.ndarray, subtopic=
 _TABLE_SUFFIXES = (".parquet", ".tsv", ".csv")
 
 
-def _read_table(path: str, header_only: bool = False):
+def read_table_file(path: str, header_only: bool = False):
     """The table of a parquet file or of a TSV/CSV file whose first line names the columns (a
     query column among them); None for any other file (a TREC file). ``header_only``: only
     whether it is such a file (True or None), nothing read but the first line."""

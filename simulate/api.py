@@ -10,6 +10,7 @@ from rpdi.metrics.errors import InputError
 from rpdi.metrics.diversity import diversity_rankings
 from rpdi.metrics.evaluate import load_diversity_qrels, load_intents, load_qrels, load_runs
 from rpdi.metrics.rankings import build_rankings
+from rpdi.metrics.records import records_frame
 from rpdi.metrics.sessions import check_session_call, given_sessions, session_rankings, session_width
 from rpdi.metrics.tie_scores import check_ties
 from rpdi.metrics.ties import reorderings
@@ -43,7 +44,7 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
              convention: str = "unknown", topics: str = "qrels", target_stderr: float | None = None,
              max_users: int = 10_000_000, progress: bool = False, alpha: float = ALPHA,
              with_verdict: bool = False, force: bool = False, intents=None, ties: str = "trec_eval",
-             sessions=None):
+             sessions=None, as_frame: bool = False):
     """Closed form, exact expectation and simulation side by side for each measure (a name, a
     model of one's own by file or module, or a BrowsingModel class or instance); a list of flat records
     ``{"run", "topic", "measure", "aggregation", "closed_form", "exact", "estimate", "stderr",
@@ -68,7 +69,36 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
     with grade distributions are simulated over judgment worlds
     (:func:`simulate.worlds.simulate_worlds`). Session measures (sRBP, sDCG, a session user of
     one's own) are simulated over ``sessions`` by :func:`simulate_sessions`; not with single-query
-    measures in the same call."""
+    measures in the same call. ``qrels`` and ``runs`` are anything :func:`metrics.evaluate.evaluate`
+    takes (paths, DataFrames, dicts); with ``as_frame`` the records are a pandas DataFrame with
+    typed columns (:func:`metrics.records.records_frame`).
+
+    >>> import pandas as pd
+    >>> qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    >>> run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> frame = simulate(qrels, run, ["RBP(p=0.8)"], users=0, as_frame=True)
+    >>> frame[["run", "measure", "closed_form", "exact"]].round(9)
+       run     measure  closed_form  exact
+    0  run  RBP(p=0.8)          0.2    0.2
+    """
+    return _framed(_simulate(qrels, runs, measures, users=users, seed=seed, engine=engine, per_topic=per_topic,
+                             convention=convention, topics=topics, target_stderr=target_stderr,
+                             max_users=max_users, progress=progress, alpha=alpha, with_verdict=with_verdict,
+                             force=force, intents=intents, ties=ties, sessions=sessions), as_frame)
+
+
+def _framed(result, as_frame: bool):
+    """The records (of (records, verdict)) as a typed DataFrame with ``as_frame``."""
+    if not as_frame:
+        return result
+    if isinstance(result, tuple):
+        return (records_frame(result[0]),) + result[1:]
+    return records_frame(result)
+
+
+def _simulate(qrels, runs, measures, *, users, seed, engine, per_topic, convention, topics, target_stderr,
+              max_users, progress, alpha, with_verdict, force, intents, ties, sessions):
+    """:func:`simulate` as records."""
     check_settings(dict(users=users, seed=seed, engine=engine, convention=convention, topics=topics,
                         target_stderr=target_stderr, max_users=max_users, force=force))
     if not 0 < alpha < 1:

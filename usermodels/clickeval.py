@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rpdi.metrics.clicklogs import ClickLog
+from rpdi.metrics.clicklogs import ClickLog, load_clicklog
+from rpdi.metrics.records import records_frame
 from rpdi.usermodels.clickfit import fit
 from rpdi.usermodels.clickmodels import Fitted
 
@@ -70,15 +71,19 @@ def _last_click_onehot(clicks: np.ndarray) -> np.ndarray:
     return np.eye(N + 1)[last]
 
 
-def fit_and_evaluate(train: ClickLog, test: ClickLog, models: list[str], *, by_grade: bool = False,
-                     seed: int = 0, stderr: bool = True, alpha: float = 0.05) -> list[dict]:
+def fit_and_evaluate(train, test, models: list[str], *, by_grade: bool = False,
+                     seed: int = 0, stderr: bool = True, alpha: float = 0.05, qrels=None, as_frame: bool = False):
     """Fit every model on ``train`` and evaluate it on ``test``: one record per model, best held-out
     perplexity first, with ``model``, ``fitted`` (the measure string to pass to ``rpdi eval`` /
     ``simulate``, None for click models that are no metric's user), ``parameters`` (with standard
     errors), ``loglik``, ``perplexity``, ``perplexity_1``..``perplexity_N``, ``train_loglik``,
     ``iterations``, ``seconds``; the calibration curves of :func:`evaluate` under ``curves``, and
     under ``sessions`` the per-session arrays of :func:`evaluate` and ``train_loglik`` (S_train,),
-    each training session's log-likelihood (for :func:`rpdi.usermodels.clickcompare.compare`)."""
+    each training session's log-likelihood (for :func:`rpdi.usermodels.clickcompare.compare`).
+    ``train`` and ``test`` are anything :func:`usermodels.clickfit.fit` takes (ClickLogs, paths,
+    DataFrames of shown results), with grades from ``qrels`` if given; with ``as_frame`` the
+    records are a DataFrame (:func:`metrics.records.records_frame`; curves and sessions as dicts)."""
+    train, test = load_clicklog(train, qrels), load_clicklog(test, qrels)
     records = []
     for i, name in enumerate(models):
         f = fit(name, train, by_grade=by_grade, stderr=stderr)
@@ -91,4 +96,5 @@ def fit_and_evaluate(train: ClickLog, test: ClickLog, models: list[str], *, by_g
                     "curves": {k: np.asarray(v).tolist() for k, v in e.items() if k.startswith(("ctr", "last"))},
                     "sessions": {**e["sessions"], "train_loglik": f.conditional(train)[1]}})
         records.append(rec)
-    return sorted(records, key=lambda r: r["perplexity"])
+    records = sorted(records, key=lambda r: r["perplexity"])
+    return records_frame(records) if as_frame else records

@@ -28,26 +28,43 @@ import time
 import numpy as np
 from scipy import optimize
 
-from rpdi.metrics.clicklogs import ClickLog
+from rpdi.metrics.clicklogs import ClickLog, load_clicklog
 from rpdi.usermodels.base import FIT_MARGIN
 from rpdi.usermodels.clickmodels import NOISE, ClickModel, Fitted, attractiveness_keys, click_model
 from rpdi.usermodels.clickpasses import exam_index, forward
+from rpdi.usermodels.result_frames import fitted_frame
 
 PRIOR = (1.0, 1.0)  # pseudo-counts (clicks, skips) added to every attractiveness estimate
 
 
-def fit(model: str | ClickModel, log: ClickLog, *, by_grade: bool = False, noise: float = NOISE,
+def fit(model: str | ClickModel, log, *, by_grade: bool = False, noise: float = NOISE,
         prior: tuple[float, float] = PRIOR, tol: float = 1e-6, max_iter: int = 500,
-        stderr: bool = True, accelerate: bool = True) -> Fitted:
+        stderr: bool = True, accelerate: bool = True, qrels=None, as_frame: bool = False) -> Fitted:
     """Fit ``model`` to the sessions of ``log`` by maximum likelihood (see the module docstring).
 
+    ``log``: a :class:`~metrics.clicklogs.ClickLog`, a click log file's path, or a DataFrame of
+    shown results (``session``, ``query``, ``rank``, ``docno``, ``clicked``;
+    :func:`metrics.clicklogs.load_clicklog`), with grades from ``qrels`` if given.
     ``by_grade``: one attractiveness (and satisfaction) per grade of the log's qrels instead of
     one per (query, document) pair. ``prior``: pseudo-counts (clicks, skips) of every
     attractiveness and satisfaction estimate ((0, 0): the plain MLE). Iterates until the mean
     log-likelihood per session rises by less than ``tol`` from one iteration to the next (an
-    iteration is one EM step, or with ``accelerate`` one SQUAREM cycle of three).
+    iteration is one EM step, or with ``accelerate`` one SQUAREM cycle of three). With
+    ``as_frame`` the fitted parameters as a DataFrame (:func:`usermodels.result_frames.fitted_frame`).
+
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"session": [1, 1, 2, 2, 3, 3], "query": "q", "rank": [1, 2, 1, 2, 1, 2],
+    ...                      "docno": ["a", "b", "a", "b", "b", "a"], "clicked": [1, 0, 0, 1, 0, 0]})
+    >>> fit("RBP", rows, as_frame=True)[["model", "parameter"]]  # RBP's user: its persistence p
+      model parameter
+    0   RBP         p
     """
+    if as_frame:
+        return fitted_frame(fit(model, log, by_grade=by_grade, noise=noise, prior=prior, tol=tol, max_iter=max_iter,
+                                stderr=stderr, accelerate=accelerate, qrels=qrels))
     import pandas as pd
+
+    log = load_clicklog(log, qrels)
 
     t0 = time.perf_counter()
     cm = click_model(model, log.depth) if isinstance(model, str) else model

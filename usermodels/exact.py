@@ -30,6 +30,7 @@ from rpdi.metrics.errors import InputError
 from rpdi.metrics.view import Score, View
 from rpdi.usermodels.base import At, BrowsingModel
 from rpdi.usermodels.mixture import Mixture
+from rpdi.usermodels.result_frames import expectations_frame
 
 AGGREGATIONS = ("rate", "mean_rate", "total", "depth", "cost")
 
@@ -69,13 +70,28 @@ class Expectations:
 
 
 def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
-          horizon: int | None = None, tol: float = 1e-15) -> Expectations:
-    """Exact expectations of ``model`` on every ranking (``horizon`` defaults to the model's).
+          horizon: int | None = None, tol: float = 1e-15, as_frame: bool = False) -> Expectations:
+    """Exact expectations of ``model`` on every ranking (``horizon`` defaults to the model's);
+    with ``as_frame`` a pandas DataFrame of them, one row per (run, topic, aggregation)
+    (:func:`usermodels.result_frames.expectations_frame`). The rankings are built from qrels
+    and runs in any form :func:`metrics.evaluate.evaluate` takes (paths, DataFrames, dicts).
 
     The value (unjudged documents and the tail at their minimum) and the upper end of the
     interval are propagated together, stacked along the run axis; once only where they are the
     same (every retrieved document judged, and the tail not valued as unknown).
+
+    >>> import pandas as pd
+    >>> from rpdi.metrics import build_rankings, load_qrels, load_runs
+    >>> from rpdi.usermodels.rbp import RBP
+    >>> qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [0, 1]})
+    >>> run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> frame = exact(RBP(p=0.5), build_rankings(load_qrels(qrels), load_runs(run)), as_frame=True)
+    >>> frame.query("aggregation == 'rate'")[["run", "topic", "value"]]  # (1 - p) * p * 1
+       run topic  value
+    3  run    q1   0.25
     """
+    if as_frame:
+        return expectations_frame(exact(model, rankings, convention, horizon, tol), rankings)
     horizon = model.horizon if horizon is None else horizon
     if convention not in CONVENTIONS:
         raise InputError(f"convention must be one of {CONVENTIONS}, not {convention!r}")

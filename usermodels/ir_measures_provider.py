@@ -9,6 +9,12 @@ registers :data:`provider` as ir_measures' provider ``rpdi`` (``ir_measures.prov
 PyTerrier's ``Experiment``) then serve with rpdi the measures no other provider has (``BetaRBP``,
 ``TBG``, a model of one's own) and leave the others to theirs.
 
+A PyTerrier or ir_measures user gets it with ``import rpdi.usermodels.ir_measures_provider``
+(the provider registered), or ``rpdi.ir_measures_provider.install()`` (registered, and rpdi
+also ir_measures' last resort). ``import rpdi`` after ir_measures registers it by itself
+(rpdi's ``__init__`` looks for ir_measures among the imported modules; it imports nothing
+otherwise), so ``ir_measures.providers.registry["rpdi"]`` is rpdi's provider.
+
 A measure is an ir_measures ``Measure`` object, as ir_measures' users write them (``nDCG@10``,
 ``RBP(p=0.8)``; rpdi reads its name, :mod:`metrics.ir_measures_names`), or one of rpdi's made by
 :func:`measure` from an rpdi name (``measure("BetaRBP(a=2,b=3)")``), a model of one's own

@@ -28,6 +28,7 @@ from rpdi.metrics import score as metrics_score
 from rpdi.metrics.ir_measures_names import ir_measures_text
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.uncertain import UncertainQrels
+from rpdi.metrics.records import records_frame
 from rpdi.metrics.uncertain_eval import evaluate as evaluate_worlds, is_uncertain, judgments
 from rpdi.usermodels.base import BrowsingModel
 from rpdi.usermodels.plugin import is_plugin, load_plugin
@@ -53,13 +54,14 @@ def resolve(measure, base: str | None = None):
 
 
 @functools.wraps(metrics_evaluate)
-def evaluate(qrels, runs, measures, **options) -> list[dict]:
+def evaluate(qrels, runs, measures, *, as_frame: bool = False, **options):
     measures = [resolve(m) for m in measures]
     if is_uncertain(qrels):  # grade distributions: scores over judgment worlds
         qrels = judgments(qrels)
         if isinstance(qrels, UncertainQrels):
-            return evaluate_worlds(qrels, runs, measures, **options)
-    return metrics_evaluate(qrels, runs, measures, **options)
+            records = evaluate_worlds(qrels, runs, measures, **options)
+            return records_frame(records) if as_frame else records
+    return metrics_evaluate(qrels, runs, measures, as_frame=as_frame, **options)
 
 
 @functools.wraps(metrics_score)

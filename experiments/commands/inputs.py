@@ -12,17 +12,17 @@ def collection(args, topics: str, diversity: bool = False, qrels=None, lazy: boo
     """The qrels and runs named on the command line, read once (with lengths if given); a run
     that shares no topic with the qrels is named (:func:`check_overlap`; ``topics``: the
     topics the command averages over). With ``diversity`` the qrels are read as diversity qrels
-    (``topic subtopic docno judgment``, :mod:`metrics.diversity`); ``qrels`` given: those, already
+    (``topic subtopic docno judgment``, :mod:`metrics.diversity`). Qrels and runs may be TSV/CSV
+    files with a header row or parquet files (:mod:`metrics.frames`), qrels ``irds:DATASET_ID``;
+    ``qrels`` given: those, already
     read (uncertain grades, :mod:`experiments.commands.worlds`). With ``lazy`` the runs are
     :class:`~metrics.evaluate.RunFile` objects, each read (and checked) only when evaluated, one
     after another (:func:`~metrics.evaluate.run_batches`)."""
-    from rpdi.metrics import load_runs
-    from rpdi.metrics.diversity import read_diversity_qrels
-    from rpdi.metrics.evaluate import RunFile
-    from rpdi.metrics.trec import read_lengths, read_qrels, with_lengths
+    from rpdi.metrics.evaluate import RunFile, load_diversity_qrels, load_qrels, load_runs
+    from rpdi.metrics.trec import read_lengths, with_lengths
 
     if qrels is None:
-        qrels = read_diversity_qrels(args.qrels) if diversity else read_qrels(args.qrels)
+        qrels = load_diversity_qrels(args.qrels) if diversity else load_qrels(args.qrels)
     lengths = read_lengths(args.doc_lengths) if args.doc_lengths else None
 
     def then(run):

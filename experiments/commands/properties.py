@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 from rpdi.experiments.formats import align, number, telling_apart, to_json
-from rpdi.metrics import parse_measure
-from rpdi.metrics.errors import InputError
-from rpdi.metrics.properties import PROPERTIES, analyse, closed_form_scorer, grades_for
-from rpdi.usermodels import model_for
-from rpdi.usermodels.plugin import is_plugin
-from rpdi.usermodels.properties import analyse_model
+from rpdi.metrics.properties import PROPERTIES
+from rpdi.usermodels.properties import properties
 
 
 def run(args) -> str:
-    records = []
-    for text in args.measures:
-        try:
-            if args.model or is_plugin(text):
-                analysis = analyse_model(model_for(text))
-            else:
-                m = parse_measure(text)
-                analysis = analyse(closed_form_scorer(m), k=int(m.cutoff or 10), grades=grades_for(m))
-        except MemoryError as exc:
-            reason = (str(exc).splitlines() or ["out of memory"])[0]
-            raise InputError(f"measure {text!r}: its depth is too large to analyse ({reason})") from None
-        records.append(analysis.record(text))
+    records = properties(args.measures, model=args.model)
     if args.format == "json":
         return to_json(records) + "\n"
     return _text(records, args.digits)

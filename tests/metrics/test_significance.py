@@ -229,7 +229,7 @@ def test_compare_on_cast_matches_evaluate_and_scipy():
     assert recs[0]["mean_a"] == pytest.approx(np.mean(a), abs=1e-12)
     assert recs[0]["p"] == stats.ttest_rel(b, a).pvalue
     assert recs[0]["topics"] == len(a)
-    df = rpdi.compare(CAST2021_QRELS, runs, ["RR"], resamples=500, dataframe=True)
+    df = rpdi.compare(CAST2021_QRELS, runs, ["RR"], resamples=500, as_frame=True)
     assert list(df.columns) == list(FIELDS) + ["method"] and len(df) == 1 and df["method"][0] == "closed_form"
 
 

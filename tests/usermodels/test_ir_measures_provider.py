@@ -134,3 +134,35 @@ def test_install_serves_rpdis_measures_through_ir_measures(collection, installed
     assert got[beta] == pytest.approx(total["BetaRBP(a=2)"], abs=1e-12)  # rpdi's values, ir_measures' mean
     assert got[ir_measures.nDCG @ 10] == ir_measures.pytrec_eval.calc_aggregate([ir_measures.nDCG @ 10],
                                                                                 qrels, run)[ir_measures.nDCG @ 10]
+
+
+IMPORTED_FIRST = """
+import ir_measures, json, sys
+import rpdi
+provider = ir_measures.providers.registry["rpdi"]
+from rpdi.usermodels.ir_measures_provider import measure
+qrels = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"a": 1, "d": 1}}
+run = {"q1": {"a": 1.0, "b": 3.0, "c": 2.0}, "q2": {"d": 2.0, "e": 1.0}}
+names = ["nDCG@10", "RBP(p=0.8)", "%s"]
+measures = [ir_measures.nDCG @ 10, ir_measures.RBP(p=0.8), measure(names[2])]
+got = provider.calc_aggregate(measures, qrels, run)
+want = {r["measure"]: r["value"] for r in rpdi.evaluate(qrels, {"run": run}, names)}
+print(json.dumps([[got[m] for m in measures], list(want.values()), type(provider).__module__]))
+""" % MODULE_MODEL
+
+
+def test_import_rpdi_after_ir_measures_registers_the_provider():
+    """As in a PyTerrier session: ir_measures is imported, then rpdi; ir_measures' registry then
+    has rpdi's provider, whose nDCG@10, RBP(p=0.8) and model of one's own are rpdi.evaluate's;
+    ``import rpdi`` alone imports no ir_measures, and rpdi.ir_measures_provider registers it."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", IMPORTED_FIRST], capture_output=True, text=True, check=True)
+    got, want, module = json.loads(out.stdout)
+    assert got == want and len(got) == 3 and module == "rpdi.usermodels.ir_measures_provider"
+    alone = ("import sys, rpdi; assert 'ir_measures' not in sys.modules; import ir_measures; "
+             "assert 'rpdi' not in ir_measures.providers.registry; rpdi.ir_measures_provider; "
+             "assert ir_measures.providers.registry['rpdi'] is rpdi.ir_measures_provider.provider")
+    subprocess.run([sys.executable, "-c", alone], check=True)
