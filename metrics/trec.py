@@ -424,8 +424,8 @@ def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool,
     """The columns of a file whose fields are separated by single ``delimiter`` characters (a
     space or a tab), read by pyarrow's CSV reader; ValueError (the general parser then decides)
     if a line has another number of fields than the first, or an empty field: a delimiter
-    doubled, or starting or ending a line. Every field is read (the ignored ones, and a run's
-    fields after its tag, as strings) so that an empty one is seen anywhere."""
+    doubled, or starting or ending a line (:func:`_has_empty_field`, on the bytes). Only the
+    layout's text and number columns are converted; the file's bytes are read in place."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -433,31 +433,40 @@ def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool,
     width = first.count(delimiter.encode()) + 1
     if width < len(layout.fields) or (layout.max_fields and width > layout.max_fields):
         raise ValueError(f"{width} fields on the first line")
+    if _has_empty_field(data, delimiter.encode()):
+        raise ValueError("an empty field")
     names = list(layout.fields) + [f"extra{i}" for i in range(width - len(layout.fields))]
     # text read as strings and dictionary-encoded after (a dictionary column of the CSV reader
     # costs more), except the columns kept ``plain``
-    types = {name: pa.float64() if name in layout.numbers else pa.string() for name in names}
+    kept = list(layout.text + layout.numbers)
+    types = {name: pa.float64() if name in layout.numbers else pa.string() for name in kept}
     table = pcsv.read_csv(
-        io.BytesIO(data),
+        pa.BufferReader(data),
         read_options=pcsv.ReadOptions(column_names=names, use_threads=threads),
         parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False),
-        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False),
+        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False, include_columns=kept),
     )
-    for name in names:
-        for chunk in table.column(name).chunks:
-            if chunk.null_count or (chunk.type == pa.string() and _has_empty_string(chunk)):
-                raise ValueError(f"an empty {name} field")
-    columns = {name: table.column(name).combine_chunks() for name in layout.text}
-    columns.update({name: call_function("dictionary_encode", columns[name])
-                    for name in layout.text if name not in plain})
-    columns.update({name: to_numpy(table.column(name)).astype(np.float64, copy=False) for name in layout.numbers})
+    if any(table.column(name).null_count for name in kept):
+        raise ValueError("an empty field")
+    columns = {name: to_numpy(table.column(name)).astype(np.float64, copy=False) for name in layout.numbers}
+    for name in layout.text:  # one column at a time, its strings freed once encoded
+        column = table.column(name)
+        table = table.drop_columns([name])
+        column = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+        columns[name] = column if name in plain else call_function("dictionary_encode", column)
+        del column
     return columns
 
 
-def _has_empty_string(strings) -> bool:
-    """Whether a pyarrow string array holds an empty string (two equal offsets)."""
-    offsets = string_offsets(strings)
-    return bool((offsets[1:] == offsets[:-1]).any())
+def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
+    """Whether a line of ``data`` has an empty field between ``delimiter`` characters: the
+    delimiter doubled, or at the start or end of a line or of the file (a blank line has none).
+
+    >>> [_has_empty_field(x, b" ") for x in (b"a b\\nc d\\n", b"a  b\\n", b" a\\n", b"a \\r\\nb\\n", b"a\\n\\nb\\n", b"a ")]
+    [False, True, True, True, False, True]
+    """
+    return (data.startswith(delimiter) or data.endswith(delimiter) or delimiter * 2 in data
+            or b"\n" + delimiter in data or delimiter + b"\n" in data or delimiter + b"\r" in data)
 
 
 def _parse_white_space(data: bytes, layout: Layout, width: int) -> dict:

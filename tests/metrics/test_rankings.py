@@ -1,11 +1,12 @@
 """The docno join of metrics/rankings.py (runs sharing one dictionary look the qrels' docnos up in
-it; runs with dictionaries of their own are unified) against a Python dict."""
+it; runs with dictionaries of their own are unified) against a Python dict, and the empty-field
+check of metrics/trec.py's fast reader against a line-by-line oracle."""
 
 import numpy as np
 import pytest
 
 from rpdi.metrics.rankings import _doc_codes, build_rankings
-from rpdi.metrics.trec import Qrels, Run, encode
+from rpdi.metrics.trec import Qrels, Run, _has_empty_field, encode
 
 ALPHABET = ["a", "b", "z", "0", "9", "-", "é", "\u00ff", "\U0001f600", "\x01"]
 
@@ -69,3 +70,24 @@ def test_rankings_of_the_lookup_equal_those_of_the_unified_join():
     assert alone.tie is not None
     for field in ("grade", "judged", "pooled", "doc", "tie", "length"):
         assert np.array_equal(getattr(alone, field)[0], getattr(beside, field)[0]), field
+
+
+def _oracle_empty_field(data: bytes, delimiter: bytes) -> bool:
+    for line in data.split(b"\n"):
+        line = line[:-1] if line.endswith(b"\r") else line
+        if line and b"" in line.split(delimiter):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("delimiter", [b" ", b"\t"])
+def test_empty_field_check_equals_a_line_by_line_scan(delimiter):
+    rng = np.random.default_rng(3)
+    pieces = [b"a", b"bc", delimiter, b"\n", b"\r\n"]
+    found = set()
+    for _ in range(3000):
+        data = b"".join(rng.choice(pieces, size=int(rng.integers(1, 12)), p=[0.3, 0.2, 0.3, 0.15, 0.05]))
+        expected = _oracle_empty_field(data, delimiter)
+        assert _has_empty_field(data, delimiter) == expected, data
+        found.add(expected)
+    assert found == {True, False}
