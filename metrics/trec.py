@@ -359,7 +359,7 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
     delimiter = None if not crlf_only else " " if b"\t" not in body else "\t" if b" " not in body else None
     if delimiter is not None:
         try:
-            columns = _parse_delimited(body, layout, delimiter, threads, ("docno",) if shared_docnos else ())
+            columns = _parse_delimited(body, layout, delimiter, threads)
         except Exception:  # fields unlike the first line's, or an empty one: the general parser decides
             columns = None
     if columns is None:
@@ -371,11 +371,20 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
                 columns = _parse_white_space(body, layout, int(counts.max()))
             except Exception:  # any refusal is diagnosed below
                 columns = None
-    if columns is not None and _values_ok(columns, layout, duplicates=not shared_docnos):
-        if layout is QRELS:
-            columns["whole"] = _strtol_grades(body, columns["grade"])
-        return columns, body[body.rfind(b"\n", 0, end) + 1: end].decode()
-    raise InputError(_diagnose(path, data, layout))
+    if columns is not None and layout is QRELS:
+        columns["whole"] = _strtol_grades(body, columns["grade"])
+    last_line = body[body.rfind(b"\n", 0, end) + 1: end].decode()
+    # the file's bytes freed before the text is encoded (read again to name a bad line)
+    kept = data if path == "-" else None
+    del data, body
+    if columns is not None:
+        plain = ("docno",) if shared_docnos else ()
+        for name in layout.text:
+            if name not in plain and not hasattr(columns[name], "indices"):
+                columns[name] = call_function("dictionary_encode", columns[name])
+        if _values_ok(columns, layout, duplicates=not shared_docnos):
+            return columns, last_line
+    raise InputError(_diagnose(path, _load_bytes(path) if kept is None else kept, layout))
 
 
 # a qrels grade written with an exponent (the last field of its line), and its leading integer
@@ -420,12 +429,13 @@ def _content_end(data: bytes) -> int:
     return len(data[-size:].rstrip()) + max(len(data) - size, 0)
 
 
-def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool, plain: tuple[str, ...] = ()) -> dict:
+def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool) -> dict:
     """The columns of a file whose fields are separated by single ``delimiter`` characters (a
     space or a tab), read by pyarrow's CSV reader; ValueError (the general parser then decides)
     if a line has another number of fields than the first, or an empty field: a delimiter
     doubled, or starting or ending a line (:func:`_has_empty_field`, on the bytes). Only the
-    layout's text and number columns are converted; the file's bytes are read in place."""
+    layout's text (as plain strings, encoded by the caller once the file's bytes are freed) and
+    number columns are converted; the file's bytes are read in place."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -436,8 +446,7 @@ def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool,
     if _has_empty_field(data, delimiter.encode()):
         raise ValueError("an empty field")
     names = list(layout.fields) + [f"extra{i}" for i in range(width - len(layout.fields))]
-    # text read as strings and dictionary-encoded after (a dictionary column of the CSV reader
-    # costs more), except the columns kept ``plain``
+    # text read as strings (a dictionary column of the CSV reader costs more)
     kept = list(layout.text + layout.numbers)
     types = {name: pa.float64() if name in layout.numbers else pa.string() for name in kept}
     table = pcsv.read_csv(
@@ -449,11 +458,10 @@ def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool,
     if any(table.column(name).null_count for name in kept):
         raise ValueError("an empty field")
     columns = {name: to_numpy(table.column(name)).astype(np.float64, copy=False) for name in layout.numbers}
-    for name in layout.text:  # one column at a time, its strings freed once encoded
+    for name in layout.text:  # one column at a time, its chunks freed once combined
         column = table.column(name)
         table = table.drop_columns([name])
-        column = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
-        columns[name] = column if name in plain else call_function("dictionary_encode", column)
+        columns[name] = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
         del column
     return columns
 
