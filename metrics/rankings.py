@@ -21,7 +21,7 @@ import numpy as np
 
 from rpdi.choices import TOPICS
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.trec import Qrels, Run, call_function, lookup_options, string_offsets, to_numpy
+from rpdi.metrics.trec import Qrels, Run, string_offsets, to_numpy
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,6 +75,8 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     ``float32_scores`` rounds scores to float32 before ranking, as pytrec_eval (trec_eval 9.x)
     stores them; trec_eval 10.0 keeps doubles.
     """
+    import pyarrow as pa
+
     if topics not in TOPICS:
         raise InputError(f"topics: expected 'qrels' or 'intersection', not {topics!r}")
     if not runs:
@@ -85,13 +87,23 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         sources = " and ".join(r.source for r in runs if r.name == dup)
         raise InputError(f"runs {sources} have the same name {dup!r}; name them NAME=PATH")
 
+    # topic and docno columns as dictionary arrays: the joins below work on integer codes
+    columns = [(qrels.topic, qrels.docno)] + [(r.topic, r.docno) for r in runs]
     side = _judgments(qrels)
     topic_ids, Nq = side.topic_ids, len(qrels.docno.dictionary)
     T = len(topic_ids)
-    # docnos as integer codes: each line's index into ``dictionary`` (sorted by, for ties), and
-    # ``code_of`` that index's document code (the qrels' docno code, then new docnos after)
-    dictionary, code_of, line_docs = _doc_codes(qrels.docno, [r.docno for r in runs])
-    topic_codes = [_topic_codes(r.topic, topic_ids) for r in runs]
+    # one code per distinct docno over qrels and runs: the qrels' dictionary first, then the new
+    # docnos of each other dictionary. Runs read together share one (trec.read_runs); each
+    # distinct dictionary is unified once (unify_dictionaries needs no pyarrow.compute)
+    group_of: dict[tuple, int] = {}
+    group = [group_of.setdefault(_identity(d.dictionary), len(group_of)) for _, d in columns]
+    distinct = [columns[group.index(g)][1].dictionary for g in range(len(group_of))]
+    merged = pa.chunked_array([_every_entry(d) for d in distinct], pa.dictionary(pa.int32(), pa.string()))
+    merged = merged.unify_dictionaries()
+    doc_dictionary = merged.chunk(0).dictionary  # every chunk now has this one dictionary
+    code_of = [to_numpy(chunk.indices).astype(np.int64) for chunk in merged.chunks]  # per dictionary entry
+    doc_codes = [code_of[g][to_numpy(d.indices)] for g, (_, d) in zip(group, columns)]
+    topic_codes = [None] + [_topic_codes(t, topic_ids) for t, _ in columns[1:]]
     only_topic, only_grade, shared, q_key, q_grade = (side.only_topic, side.only_grade, side.shared,
                                                       side.key, side.key_grade)
 
@@ -101,9 +113,9 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     with ThreadPoolExecutor(max_workers=min(S, os.cpu_count() or 1)) as pool:
         # one run (rpdi eval's runs, one at a time): on this thread, whose memory is reused for the next
         each = pool.map if S > 1 else map
-        per_run = list(each(lambda s: _order_run(topic_codes[s], line_docs[s], runs[s].score, float32_scores),
-                            range(S)))
-        byte_rank = _tie_byte_rank(per_run, dictionary)
+        per_run = list(each(lambda s: _order_run(topic_codes[s + 1], doc_codes[s + 1], runs[s].score,
+                                                      float32_scores), range(S)))
+        byte_rank = _tie_byte_rank(per_run, doc_dictionary)
         D = max([int(np.bincount(t).max()) for t, _, _, _ in per_run if t.size] + [1])
         grade = np.zeros((S, T, D))
         judged = np.zeros((S, T, D), dtype=bool)
@@ -119,8 +131,8 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
             per_run[s] = None  # the run's lines in file order, freed as soon as they are sorted
             _break_ties(order, tie, d, byte_rank)
             if words is not None and runs[s].words is not None:
-                words.ravel()[_flat_index(t[order], T, D, s)] = runs[s].words[topic_codes[s] >= 0][order]
-            t, d = t[order], code_of[d[order]]
+                words.ravel()[_flat_index(t[order], T, D, s)] = runs[s].words[topic_codes[s + 1] >= 0][order]
+            t, d = t[order], d[order]
             at = _flat_index(t, T, D, s)
             tied.ravel()[at] = _group_starts(t, tie, T)
             dq = np.minimum(d, Nq)
@@ -220,47 +232,6 @@ def judged_only(rankings: Rankings) -> Rankings:
                    doc=np.where(kept, take(rankings.doc), -1), length=keep.sum(axis=-1),
                    words=None if rankings.words is None else np.where(kept, take(rankings.words), np.nan),
                    pooled=kept, tie=None if rankings.tie is None else np.where(kept, take(rankings.tie), -1))
-
-
-def _doc_codes(qrels_docno, run_docnos: list) -> tuple:
-    """Each run line's docno as integer codes: ``(dictionary, code_of, line_docs)``, with
-    ``line_docs[s]`` run s's indices into the pyarrow string array ``dictionary`` and ``code_of``
-    (int64, over ``dictionary``) the document code of each entry: its code in the qrels' docno
-    dictionary (0..Nq-1), else Nq + its rank among the entries not in the qrels.
-
-    Runs that share one dictionary (one run; runs read together, :func:`~metrics.trec.read_runs`)
-    join it by looking the qrels' docnos up in it: only the run's dictionary is hashed, not the
-    qrels' for every run. Runs with dictionaries of their own are unified with the qrels' into one
-    (``unify_dictionaries`` needs no pyarrow.compute); the codes are the same either way.
-
-    >>> import pyarrow as pa
-    >>> from rpdi.metrics.trec import encode
-    >>> _, code_of, docs = _doc_codes(encode(["a", "b", "c"]), [encode(["x", "c", "a", "y"])])
-    >>> code_of[docs[0]].tolist()
-    [3, 2, 0, 4]
-    """
-    import pyarrow as pa
-
-    Nq = len(qrels_docno.dictionary)
-    distinct = {}
-    for docno in run_docnos:
-        distinct.setdefault(_identity(docno.dictionary), docno.dictionary)
-    if len(distinct) == 1:
-        dictionary = run_docnos[0].dictionary
-        found = call_function("index_in", qrels_docno.dictionary, options=lookup_options(dictionary))
-        at = to_numpy(call_function("coalesce", found, pa.scalar(-1, pa.int32())))  # qrels entry -> run entry
-        judged = np.flatnonzero(at >= 0)
-        code_of = np.full(len(dictionary), -1, dtype=np.int64)
-        code_of[at[judged]] = judged
-        new = code_of < 0
-        code_of[new] = Nq + np.arange(np.count_nonzero(new))
-        return dictionary, code_of, [to_numpy(docno.indices) for docno in run_docnos]
-    merged = pa.chunked_array([_every_entry(qrels_docno.dictionary)] + [_every_entry(d) for d in distinct.values()],
-                              pa.dictionary(pa.int32(), pa.string())).unify_dictionaries()
-    dictionary = merged.chunk(0).dictionary  # every chunk now has this one dictionary
-    code = {key: to_numpy(chunk.indices).astype(np.int64) for key, chunk in zip(distinct, merged.chunks[1:])}
-    return (dictionary, np.arange(len(dictionary), dtype=np.int64),
-            [code[_identity(docno.dictionary)][to_numpy(docno.indices)] for docno in run_docnos])
 
 
 def _identity(array) -> tuple:

@@ -230,24 +230,15 @@ def _run(path: str, columns: dict, last_line: str, name: str | None = None) -> R
                tag=last_line.split()[5])
 
 
-def call_function(name: str, *args, options=None):
-    """The pyarrow compute function ``name`` on ``args`` (with its ``options``), from pyarrow's
-    registry of them (pyarrow._compute): importing pyarrow.compute, which wraps each function in
-    Python, would cost every start-up a tenth of a second."""
+def call_function(name: str, *args):
+    """The pyarrow compute function ``name`` on ``args``, from pyarrow's registry of them
+    (pyarrow._compute): importing pyarrow.compute, which wraps each function in Python, would
+    cost every start-up a tenth of a second."""
     try:
         from pyarrow._compute import call_function as call
     except ImportError:  # a pyarrow that keeps it elsewhere: the public, slower module
         from pyarrow.compute import call_function as call
-    return call(name, list(args), options)
-
-
-def lookup_options(value_set):
-    """pyarrow's options of ``index_in`` and ``is_in`` (from pyarrow._compute, as :func:`call_function`)."""
-    try:
-        from pyarrow._compute import SetLookupOptions as options
-    except ImportError:
-        from pyarrow.compute import SetLookupOptions as options
-    return options(value_set)
+    return call(name, list(args))
 
 
 def read_lengths(path: str | os.PathLike) -> dict[str, float]:
