@@ -406,10 +406,15 @@ def _oracle_empty_field(data: bytes, delimiter: bytes) -> bool:
 
 
 @pytest.mark.parametrize("delimiter", [b" ", b"\t"])
-def test_empty_field_check_equals_a_line_by_line_scan(delimiter):
+@pytest.mark.parametrize("block", [None, 3])  # the file's bytes in blocks: one, or many
+def test_empty_field_check_equals_a_line_by_line_scan(delimiter, block, monkeypatch):
     import numpy as np
 
+    from rpdi.metrics import trec
     from rpdi.metrics.trec import _has_empty_field
+
+    if block:
+        monkeypatch.setattr(trec, "EMPTY_FIELD_BLOCK", block)
 
     rng = np.random.default_rng(3)
     pieces = [b"a", b"bc", delimiter, b"\n", b"\r\n"]
