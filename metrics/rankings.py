@@ -124,9 +124,11 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         length = np.zeros((S, T), dtype=np.int64)
         words = np.full((S, T, D), np.nan) if any(r.words is not None for r in runs) else None
         tied = np.full((S, T, D), -1, dtype=np.int64)
+        any_tie = any(p[3].any() for p in per_run)
 
         def fill(s: int) -> None:
             t, d, order, tie = per_run[s]
+            per_run[s] = None  # the run's lines in file order, freed as soon as they are sorted
             _break_ties(order, tie, d, byte_rank)
             if words is not None and runs[s].words is not None:
                 words.ravel()[_flat_index(t[order], T, D, s)] = runs[s].words[topic_codes[s + 1] >= 0][order]
@@ -144,7 +146,8 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
                 g[several] = q_grade[pos]
             judged.ravel()[at] = hit & (g >= 0)
             pooled.ravel()[at] = hit
-            grade.ravel()[at] = np.where(hit & (g > 0), g, 0.0)
+            g[~(hit & (g > 0))] = 0.0  # in place: a grade only where judged positive
+            grade.ravel()[at] = g
             doc.ravel()[at] = d
             length[s] = np.bincount(t, minlength=T)
 
@@ -152,7 +155,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     present = length > 0 if topics == "intersection" else np.ones((S, T), dtype=bool)
     return Rankings(runs=names, topics=topic_ids, grade=grade, judged=judged, doc=doc, length=length, present=present,
                     ideal=side.ideal, n_judged=side.n_judged, max_grade=side.max_grade, words=words, pooled=pooled,
-                    tie=tied if any(p[3].any() for p in per_run) else None)
+                    tie=tied if any_tie else None)
 
 
 @dataclass(frozen=True)

@@ -350,7 +350,7 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
     delimiter = None if not crlf_only else " " if b"\t" not in body else "\t" if b" " not in body else None
     if delimiter is not None:
         try:
-            columns = _parse_delimited(body, layout, delimiter, threads, ("docno",) if shared_docnos else ())
+            columns = _parse_delimited(body, layout, delimiter, threads)
         except Exception:  # fields unlike the first line's, or an empty one: the general parser decides
             columns = None
     if columns is None:
@@ -362,11 +362,20 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
                 columns = _parse_white_space(body, layout, int(counts.max()))
             except Exception:  # any refusal is diagnosed below
                 columns = None
-    if columns is not None and _values_ok(columns, layout, duplicates=not shared_docnos):
-        if layout is QRELS:
-            columns["whole"] = _strtol_grades(body, columns["grade"])
-        return columns, body[body.rfind(b"\n", 0, end) + 1: end].decode()
-    raise InputError(_diagnose(path, data, layout))
+    if columns is not None and layout is QRELS:
+        columns["whole"] = _strtol_grades(body, columns["grade"])
+    last_line = body[body.rfind(b"\n", 0, end) + 1: end].decode()
+    # the file's bytes freed before the text is encoded (read again to name a bad line)
+    kept = data if path == "-" else None
+    del data, body
+    if columns is not None:
+        plain = ("docno",) if shared_docnos else ()
+        for name in layout.text:
+            if name not in plain and not hasattr(columns[name], "indices"):
+                columns[name] = call_function("dictionary_encode", columns[name])
+        if _values_ok(columns, layout, duplicates=not shared_docnos):
+            return columns, last_line
+    raise InputError(_diagnose(path, _load_bytes(path) if kept is None else kept, layout))
 
 
 # a qrels grade written with an exponent (the last field of its line), and its leading integer
@@ -411,12 +420,13 @@ def _content_end(data: bytes) -> int:
     return len(data[-size:].rstrip()) + max(len(data) - size, 0)
 
 
-def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool, plain: tuple[str, ...] = ()) -> dict:
+def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool) -> dict:
     """The columns of a file whose fields are separated by single ``delimiter`` characters (a
     space or a tab), read by pyarrow's CSV reader; ValueError (the general parser then decides)
     if a line has another number of fields than the first, or an empty field: a delimiter
-    doubled, or starting or ending a line. Every field is read (the ignored ones, and a run's
-    fields after its tag, as strings) so that an empty one is seen anywhere."""
+    doubled, or starting or ending a line (:func:`_has_empty_field`, on the bytes). Only the
+    layout's text (as plain strings, encoded by the caller once the file's bytes are freed) and
+    number columns are converted; the file's bytes are read in place."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -424,31 +434,52 @@ def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool,
     width = first.count(delimiter.encode()) + 1
     if width < len(layout.fields) or (layout.max_fields and width > layout.max_fields):
         raise ValueError(f"{width} fields on the first line")
+    if _has_empty_field(data, delimiter.encode()):
+        raise ValueError("an empty field")
     names = list(layout.fields) + [f"extra{i}" for i in range(width - len(layout.fields))]
-    # text read as strings and dictionary-encoded after (a dictionary column of the CSV reader
-    # costs more), except the columns kept ``plain``
-    types = {name: pa.float64() if name in layout.numbers else pa.string() for name in names}
+    # text read as strings (a dictionary column of the CSV reader costs more)
+    kept = list(layout.text + layout.numbers)
+    types = {name: pa.float64() if name in layout.numbers else pa.string() for name in kept}
     table = pcsv.read_csv(
-        io.BytesIO(data),
+        pa.BufferReader(data),
         read_options=pcsv.ReadOptions(column_names=names, use_threads=threads),
         parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False),
-        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False),
+        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False, include_columns=kept),
     )
-    for name in names:
-        for chunk in table.column(name).chunks:
-            if chunk.null_count or (chunk.type == pa.string() and _has_empty_string(chunk)):
-                raise ValueError(f"an empty {name} field")
-    columns = {name: table.column(name).combine_chunks() for name in layout.text}
-    columns.update({name: call_function("dictionary_encode", columns[name])
-                    for name in layout.text if name not in plain})
-    columns.update({name: to_numpy(table.column(name)).astype(np.float64, copy=False) for name in layout.numbers})
+    if any(table.column(name).null_count for name in kept):
+        raise ValueError("an empty field")
+    columns = {name: to_numpy(table.column(name)).astype(np.float64, copy=False) for name in layout.numbers}
+    for name in layout.text:  # one column at a time, its chunks freed once combined
+        column = table.column(name)
+        table = table.drop_columns([name])
+        columns[name] = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+        del column
     return columns
 
 
-def _has_empty_string(strings) -> bool:
-    """Whether a pyarrow string array holds an empty string (two equal offsets)."""
-    offsets = string_offsets(strings)
-    return bool((offsets[1:] == offsets[:-1]).any())
+def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
+    """Whether a line of ``data`` has an empty field between ``delimiter`` characters: the
+    delimiter doubled, or at the start or end of a line or of the file (a blank line has none).
+
+    >>> [_has_empty_field(x, b" ") for x in (b"a b\\nc d\\n", b"a  b\\n", b" a\\n", b"a \\r\\nb\\n", b"a\\n\\nb\\n", b"a ")]
+    [False, True, True, True, False, True]
+    """
+    b = np.frombuffer(data, dtype=np.uint8)
+    if not len(b) or b[0] == delimiter[0] or b[-1] == delimiter[0]:
+        return bool(len(b))
+    # a pass over each block of bytes, a block and its next byte at a time (the masks of a whole
+    # file would cost several times its size; searching it for each two-byte pattern, three times
+    # the time)
+    for start in range(0, len(b), EMPTY_FIELD_BLOCK):
+        block = b[start:start + EMPTY_FIELD_BLOCK + 1]
+        mark = block == delimiter[0]
+        end = (block == 10) | (block == 13)  # LF, or the CR of a CRLF
+        if (mark[:-1] & (mark[1:] | end[1:])).any() or (end[:-1] & mark[1:]).any():
+            return True
+    return False
+
+
+EMPTY_FIELD_BLOCK = 1 << 20
 
 
 def _parse_white_space(data: bytes, layout: Layout, width: int) -> dict:
