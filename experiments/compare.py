@@ -305,7 +305,8 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
     pairs, power = [], []
     read = dict.fromkeys(per)  # the rankings each measure reads, where the users or the tie orders need them
     if c.users is not None or c.ties != "trec_eval":
-        from rpdi.experiments.tasks import data_source, measure_rankings, source_rankings
+        from rpdi.experiments.session_data import measure_rankings
+        from rpdi.experiments.tasks import data_source, source_rankings
 
         source, topics = data_source(config), config.experiment.topics
         if "sessions" in source:  # each measure's sessions laid out at its cutoff
