@@ -41,7 +41,7 @@ from rpdi.simulate.progress import progress_bar
 def data_source(config: Config) -> dict:
     """A JSON-able description of the data that any worker can load: with a diversity or
     intent-aware measure (alpha-nDCG, X-IA), the qrels are diversity qrels (``diversity``) and
-    ``intents`` the file of P(i|q), if given; with session measures (sRBP, sDCG) ``sessions``,
+    ``intents`` the file of P(i|q), if given; with the session measures ``sessions``,
     a session file or ``"cast"`` (:func:`experiments.session_data.check_sessions`)."""
     from rpdi.usermodels import model_for
 

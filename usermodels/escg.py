@@ -30,7 +30,7 @@ class ExpectedSessionCG(SessionUser):
 
     def gains(self, grade, view):
         r = view.rankings
-        if grade.shape != r.grade.shape:  # the largest grade past the session's end: nobody reads it
+        if grade.shape != r.grade.shape:  # the residual's upper-end gain (largest grade, unknown rank): u = 1
             return np.maximum(grade, 0.0)
         return np.maximum(grade, 0.0) * unseen(r.grid(r.doc), self.p_down).reshape(grade.shape)
 

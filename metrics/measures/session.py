@@ -351,25 +351,22 @@ def esndcg(v: View, p_reform: float, p_down: float, b: float, cutoff: int | None
 
 _LOG_BASE = "> 1"
 _PROBABILITY = "in [0, 1]"
-_PATH_PARAMS = (Param("p_reform", float, 0.8, "having stopped in a turn, the probability of moving to the next query",
+_SDCG_PARAMS = (Param("b", float, 2.0, "log base of the rank discount", lambda x: x > 1, _LOG_BASE),
+                Param("bq", float, 4.0, "log base of the query discount", lambda x: x > 1, _LOG_BASE))
+_ESCG_PARAMS = (Param("p_reform", float, 0.8, "having stopped in a turn, the probability of moving to the next query",
                       lambda x: 0 <= x <= 1, _PROBABILITY),
                 Param("p_down", float, 0.7, "the probability of reading on down a turn's ranking",
-                      lambda x: 0 <= x <= 1, _PROBABILITY),
-                Param("b", float, 2.0, "log base of the path discount", lambda x: x > 1, _LOG_BASE))
+                      lambda x: 0 <= x <= 1, _PROBABILITY))
+_PATH_PARAMS = _ESCG_PARAMS + (Param("b", float, 2.0, "log base of the path discount", lambda x: x > 1, _LOG_BASE),)
 register(
-    MeasureSpec("sDCG", sdcg, (Param("b", float, 2.0, "log base of the rank discount", lambda x: x > 1, _LOG_BASE),
-                               Param("bq", float, 4.0, "log base of the query discount", lambda x: x > 1, _LOG_BASE)),
+    MeasureSpec("sDCG", sdcg, _SDCG_PARAMS,
                 "optional", "reads rank i of turn q with probability 1/((1 + log_bq q) max(1, log_b i))",
                 "Järvelin, Price, Delcambre & Nielsen 2008", passes_cutoff=True, residual=True, session=True),
-    MeasureSpec("nsDCG", nsdcg, (Param("b", float, 2.0, "log base of the rank discount", lambda x: x > 1, _LOG_BASE),
-                                 Param("bq", float, 4.0, "log base of the query discount", lambda x: x > 1, _LOG_BASE)),
+    MeasureSpec("nsDCG", nsdcg, _SDCG_PARAMS,
                 "optional", "sDCG's user, divided by its value on the ideal session (each turn its ideal ranking)",
                 "Järvelin et al. 2008; normalised as Kanoulas et al. 2011", passes_cutoff=True, residual=True,
                 session=True),
-    MeasureSpec("esCG", escg, (Param("p_reform", float, 0.8, "having stopped in a turn, the probability of "
-                                     "moving to the next query", lambda x: 0 <= x <= 1, _PROBABILITY),
-                               Param("p_down", float, 0.7, "the probability of reading on down a turn's ranking",
-                                     lambda x: 0 <= x <= 1, _PROBABILITY)),
+    MeasureSpec("esCG", escg, _ESCG_PARAMS,
                 "optional", "reads down with p_down, else stops the turn and moves to the next query with p_reform; "
                 "a document read before gains nothing", "Kanoulas, Carterette, Clough & Sanderson 2011",
                 passes_cutoff=True, residual=True, session=True),
