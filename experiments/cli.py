@@ -120,7 +120,7 @@ def _intents_option(p) -> None:
 def _sessions_option(p) -> None:
     """``--sessions FILE``, for the commands that read session measures (eval, simulate, compare)."""
     p.add_argument("--sessions", metavar="FILE",
-                   help="the sessions the session measures (sRBP, sDCG) read, 'session position topic' lines "
+                   help="the sessions the session measures read, 'session position topic' lines "
                         "(default: the CAsT ids SESSION_TURN of the qrels' topics, e.g. 106_3)")
 
 

@@ -13,6 +13,7 @@ from typing import Iterable
 import numpy as np
 
 from rpdi.choices import CORRECTIONS, INTERVALS, TESTS
+from rpdi.experiments.formats import unit_name
 from rpdi.metrics.evaluate import compute, expand
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
@@ -128,7 +129,7 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
         read = {m.text: session_rankings(rankings, found, session_width(m, rankings)) for m in parsed}
     common = {text: np.flatnonzero(r.present.all(0)) for text, r in read.items()}
     if min(c.size for c in common.values()) < 2:
-        raise InputError(f"fewer than two {'sessions' if session else 'topics'} common to all runs")
+        raise InputError(f"fewer than two {unit_name(session)} common to all runs")
     options = dict(baseline=baseline, test=test, correction=correction, alpha=alpha,
                    resamples=resamples, seed=seed, interval=interval, level=level)
     if users:  # each measure's users on the rankings it reads (all the same ones but for sessions')
@@ -162,12 +163,13 @@ def in_units(records: list[dict], session: bool) -> list[dict]:
     session measures (each session one observation), else ``topics`` as given."""
     if not session:
         return records
-    return [{("sessions" if key == "topics" else key): value for key, value in r.items()} for r in records]
+    return [{(unit_name(True) if key == unit_name(False) else key): value for key, value in r.items()}
+            for r in records]
 
 
 def unit_fields(fields: tuple[str, ...], session: bool) -> tuple[str, ...]:
     """The output fields of pair records (:func:`in_units`): ``sessions`` in place of ``topics``."""
-    return tuple("sessions" if f == "topics" and session else f for f in fields)
+    return tuple(unit_name(session) if f == unit_name(False) else f for f in fields)
 
 
 # what ties="expected" and "range" add to a pair's record (see compare)
@@ -305,7 +307,8 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
     pairs, power = [], []
     read = dict.fromkeys(per)  # the rankings each measure reads, where the users or the tie orders need them
     if c.users is not None or c.ties != "trec_eval":
-        from rpdi.experiments.tasks import data_source, measure_rankings, source_rankings
+        from rpdi.experiments.session_data import measure_rankings
+        from rpdi.experiments.tasks import data_source, source_rankings
 
         source, topics = data_source(config), config.experiment.topics
         if "sessions" in source:  # each measure's sessions laid out at its cutoff
@@ -352,7 +355,7 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
             power += discriminative_power([r for r in every if r["measure"] == measure], c.alpha)
     session = config.data.sessions is not None
     if not pairs:
-        return f"Comparing systems needs two or more runs with two or more common {'sessions' if session else 'topics'}.\n", []
+        return f"Comparing systems needs two or more runs with two or more common {unit_name(session)}.\n", []
     pairs = in_units(pairs, session)
     fields = unit_fields(FIELDS + (USER_FIELDS if c.users is not None else ()) + TIE_FIELDS.get(c.ties, ()), session)
     write_atomic(os.path.join(out_dir, "compare.csv"), to_csv(pairs, fields))

@@ -61,7 +61,7 @@ class Data(_Strict):
     runs: list[str] | None = None
     intents: str | None = Field(None, description="intent probabilities P(i|q), 'topic subtopic probability' "
                                                   "lines, for diversity and intent-aware (X-IA) measures")
-    sessions: str | None = Field(None, description="what the session measures (sRBP, sDCG) read: a session file "
+    sessions: str | None = Field(None, description="what the session measures (see `rpdi measures`) read: a session file "
                                                    "('session position topic' lines), or \"cast\": the qrels' "
                                                    "CAsT topic ids SESSION_TURN (106_3: turn 3 of 106)")
     synthetic: Synthetic | None = None

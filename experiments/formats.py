@@ -171,10 +171,16 @@ def worlds_compare_table(records: list[dict], digits: int = 4) -> str:
             "above 1 - 3/N (95%)\n")
 
 
+def unit_name(session: bool) -> str:
+    """What the observations of an evaluation are: ``sessions`` for session measures (each session
+    one observation, its turns read end to end), else ``topics``."""
+    return "sessions" if session else "topics"
+
+
 def units(records: list[dict]) -> str:
-    """What a comparison's observations are: ``sessions`` when its pair records count sessions
-    (session measures: each session one observation, its turns read end to end), else ``topics``."""
-    return "sessions" if records and "sessions" in records[0] else "topics"
+    """What a comparison's observations are (:func:`unit_name`): ``sessions`` when its pair
+    records count sessions."""
+    return unit_name(bool(records) and "sessions" in records[0])
 
 
 _SUPERSCRIPT = dict(zip("abcdefghijklmnoprstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"))

@@ -19,7 +19,8 @@ import numpy as np
 from rpdi.choices import TABLE_II_RANKING
 from rpdi.experiments import plots
 from rpdi.experiments.config import CAST_SESSIONS, shown_name
-from rpdi.experiments.formats import SIMULATE_FIELDS, align, md_table, number, session_note, to_csv, to_json
+from rpdi.experiments.formats import (SIMULATE_FIELDS, align, md_table, number, session_note, to_csv, to_json,
+                                      unit_name)
 from rpdi.experiments.store import write_atomic
 from rpdi.simulate.cells import Cell, ClosedVsExact, Stochastic, ZeroVariance, cell_from_dict
 from rpdi.simulate.verdict import Verdict
@@ -275,7 +276,7 @@ def write_report(out_dir: str, config, config_path: str, measures: list[str], re
                       "mismatches", "max abs(closed - exact)"]
     lines = verdict_lines(verdict)
     sessions = config.data.sessions
-    unit = "topic" if sessions is None else "session"
+    unit = unit_name(sessions is not None)[:-1]  # one topic or session
     md = [f"# {config.experiment.name}\n",
           f"seed {config.experiment.seed}, {config.experiment.users} users per (run, {unit}, measure), "
           f"engine {config.experiment.engine}, convention {config.experiment.convention}\n"]

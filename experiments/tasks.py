@@ -31,6 +31,7 @@ from functools import lru_cache
 import numpy as np
 
 from rpdi.experiments.config import Config, expand_measures
+from rpdi.experiments.session_data import check_sessions, measure_rankings, source_sessions
 from rpdi.experiments.store import write_atomic
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.trec import run_name
@@ -40,8 +41,8 @@ from rpdi.simulate.progress import progress_bar
 def data_source(config: Config) -> dict:
     """A JSON-able description of the data that any worker can load: with a diversity or
     intent-aware measure (alpha-nDCG, X-IA), the qrels are diversity qrels (``diversity``) and
-    ``intents`` the file of P(i|q), if given; with session measures (sRBP, sDCG) ``sessions``,
-    a session file or ``"cast"`` (:func:`check_sessions`)."""
+    ``intents`` the file of P(i|q), if given; with the session measures ``sessions``,
+    a session file or ``"cast"`` (:func:`experiments.session_data.check_sessions`)."""
     from rpdi.usermodels import model_for
 
     models = [model_for(m) for m in expand_measures(config)]
@@ -60,31 +61,6 @@ def data_source(config: Config) -> dict:
     if check_sessions(config, models):
         extra = {"sessions": config.data.sessions}
     return {"qrels": config.data.qrels, "runs": list(config.data.runs), **extra}
-
-
-def check_sessions(config: Config, models) -> bool:
-    """Whether the config's measures are session measures (then ``data.sessions`` says which
-    sessions they read); InputError, one line naming the key, for session measures without
-    ``data.sessions``, sessions without one, a mix with single-query measures, or what sessions
-    do not have yet (intents, tie orders, residual depths)."""
-    session = [m.measure.text for m in models if m.measure.spec.session]
-    if not session:
-        if config.data.sessions is not None:
-            raise InputError("data.sessions: given, but no session measure (sRBP, sDCG, ...) reads them")
-        return False
-    single = [m.measure.text for m in models if not m.measure.spec.session]
-    if single:
-        raise InputError(f"measures: {single[0]!r} reads one query, {session[0]!r} a session: give session and "
-                         f"single-query measures in separate configs")
-    if config.data.sessions is None:
-        raise InputError(f"data.sessions: missing: the session measures ({session[0]!r}) read sessions; give a "
-                         f"session file ('session position topic' lines) or \"cast\" (the qrels' CAsT topic ids)")
-    for given, key in ((config.data.intents is not None, "data.intents"),
-                       (config.compare is not None and config.compare.ties != "trec_eval", "compare.ties"),
-                       (bool(config.analysis.residual_depths), "analysis.residual_depths")):
-        if given:
-            raise InputError(f"{key}: not with session measures ({session[0]!r}) yet")
-    return True
 
 
 @lru_cache(maxsize=4)
@@ -112,32 +88,6 @@ def source_rankings(source: dict, runs, topics: str):
 
     return collection_rankings(load_data(source)[0], runs, topics, bool(source.get("diversity")),
                                source.get("intents"))[2]
-
-
-def measure_rankings(source: dict, runs, topics: str, measure):
-    """The rankings ``measure`` (a :class:`Measure`) reads of ``runs``: the source's, or for a
-    session source each session's turns laid end to end (:func:`metrics.sessions.session_rankings`),
-    as wide as ``rpdi simulate --sessions`` lays them out on all the source's runs."""
-    rankings = source_rankings(source, runs, topics)
-    if "sessions" not in source:
-        return rankings
-    from rpdi.metrics.sessions import session_rankings, session_width
-
-    sessions, every = _sessions(json.dumps(source, sort_keys=True), topics)
-    return session_rankings(rankings, sessions, session_width(measure, every))
-
-
-@lru_cache(maxsize=4)
-def _sessions(source_json: str, topics: str):
-    """(the sessions, the rankings of all runs) of a session source, once per process."""
-    from rpdi.experiments.config import CAST_SESSIONS
-    from rpdi.metrics.sessions import given_sessions
-
-    source = json.loads(source_json)
-    runs = load_data(source)[1]
-    every = source_rankings(source, runs, topics)
-    given = None if source["sessions"] == CAST_SESSIONS else source["sessions"]
-    return given_sessions(given, every.topics, runs), every
 
 
 def _digest(path: str) -> str:
@@ -181,7 +131,7 @@ def plan(config: Config) -> list[dict]:
         load_data(source)  # a malformed qrels or run file is reported before anything is written
         if "sessions" in source:  # so is a bad session file, or topics that are not CAsT's
             try:
-                _sessions(json.dumps(source, sort_keys=True), config.experiment.topics)
+                source_sessions(json.dumps(source, sort_keys=True), config.experiment.topics)
             except InputError as exc:
                 raise InputError(f"data.sessions: {exc}") from None
     settings = config.experiment.model_dump(exclude={"name", "force"})

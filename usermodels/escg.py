@@ -19,8 +19,10 @@ class ExpectedSessionCG(SessionUser):
     the probability that a user who reads there has not read the document before
     (:func:`metrics.measures.session.unseen`: its stopping ranks in earlier turns are independent
     of each other and of reaching turn q). The expected total gain is the same, esCG; a user's
-    own total is not the path's (its spread is smaller). Reference: Kanoulas, Carterette, Clough
-    & Sanderson (SIGIR 2011).
+    own total is not the path's (its spread is smaller). Its exact value reuses the closed form's
+    :func:`~metrics.measures.session.unseen`, so exact = closed does not check that; the
+    path-enumeration tests (tests/metrics/test_sessions_paths.py) do. Reference: Kanoulas,
+    Carterette, Clough & Sanderson (SIGIR 2011).
     """
 
     measure_name = "esCG"
@@ -28,7 +30,7 @@ class ExpectedSessionCG(SessionUser):
 
     def gains(self, grade, view):
         r = view.rankings
-        if grade.shape != r.grade.shape:  # the largest grade past the session's end: nobody reads it
+        if grade.shape != r.grade.shape:  # the residual's upper-end gain (largest grade, unknown rank): u = 1
             return np.maximum(grade, 0.0)
         return np.maximum(grade, 0.0) * unseen(r.grid(r.doc), self.p_down).reshape(grade.shape)
 

@@ -17,7 +17,10 @@ class ExpectedSessionDCG(ExpectedSessionCG):
     must stop), the documents it has read, n, and whether it is moving on (then it passes the
     rest of its turn with no gain and no time; see :mod:`usermodels.session`). A session of Q_s
     turns and width k has the states 2 n + moving, n = 0..Q_s k, after those of the sessions
-    before it. Its total gain is the path's DCG; its expectation, esDCG.
+    before it. Its total gain is the path's DCG; its expectation, esDCG. Its worth per document
+    comes from the closed form's :func:`~metrics.measures.session.path_factors` (esnDCG's
+    E[1/IDCG(L) | where it is read]), so exact = closed does not check that; the
+    path-enumeration tests (tests/metrics/test_sessions_paths.py) do.
     Reference: Kanoulas, Carterette, Clough & Sanderson (SIGIR 2011).
     """
 

@@ -66,13 +66,23 @@ def _cell(x, digits: int) -> str:
     return "–" if x is None or math.isnan(x) else number(float(x), digits)
 
 
+def _as_read(view: PerTurn) -> bool:
+    """Whether the sum of V g is the value: the user gains each document's gain as read."""
+    return math.isnan(view.weighted) or abs(view.weighted - view.value) <= 1e-9 * max(1.0, abs(view.value))
+
+
+def _plain(model, view: PerTurn) -> bool:
+    """Whether W = V: a total, not normalised, that gains each document's gain as read."""
+    return model.aggregation == "total" and not model.normalised and _as_read(view)
+
+
 def _notes(model, view: PerTurn) -> list[str]:
     notes = []
     if model.aggregation != "total":
         notes.append(f"the value is the user's {model.aggregation}: W is given for a total (E[G]) only")
-    elif not math.isnan(view.weighted) and abs(view.weighted - view.value) > 1e-9 * max(1.0, abs(view.value)):
+    elif not _as_read(view):
         notes.append(f"this user does not gain each document's gain as read (the sum of V g is "
-                     f"{view.weighted:.4g}): the value is its own expectation")
+                     f"{view.weighted:.4g}, not the value): W is not defined, the value is its own expectation")
     if model.normalised:
         notes.append("the value is divided by the same on the session's ideal rankings")
     return notes
@@ -80,9 +90,8 @@ def _notes(model, view: PerTurn) -> list[str]:
 
 def _weights(model, view: PerTurn) -> np.ndarray:
     """W(q, i), the weight of the gain at rank i of turn q in the value: V(q, i) for a total that
-    accrues each gain as read, else NaN."""
-    plain = model.aggregation == "total" and not model.normalised
-    return view.read if plain else np.full(view.read.shape, np.nan)
+    accrues each gain as read (:func:`_plain`), else NaN."""
+    return view.read if _plain(model, view) else np.full(view.read.shape, np.nan)
 
 
 def _moves_on(view: PerTurn) -> np.ndarray:
@@ -95,8 +104,7 @@ def _moves_on(view: PerTurn) -> np.ndarray:
 def _table(header: list[str], shown: str, model, turns: list[list], view: PerTurn, digits: int) -> str:
     cell = lambda x: _cell(x, digits)  # noqa: E731
     Q, width = view.read.shape
-    lines = header[:2] + ["W(q, i) = V(q, i)" if model.aggregation == "total" and not model.normalised
-                          else "W(q, i): none", f"session: {shown} ({Q} turns, {width} ranks read each)"]
+    lines = header[:2] + ["W(q, i) = V(q, i)" if _plain(model, view) else "W(q, i): none", f"session: {shown} ({Q} turns, {width} ranks read each)"]
     upper = (f" (up to {cell(view.upper)} were the unjudged documents, short rankings and unjudged turns "
              f"relevant)" if view.upper > view.value else "")
     lines.append(f"E[documents read] = {cell(view.documents)}, E[turns reached] = {cell(view.turns)}, "

@@ -185,64 +185,117 @@ def turn_stops(k: int, p_down: float) -> np.ndarray:
     return stops
 
 
-def path_factors(turns: np.ndarray, ideal: np.ndarray, Q: int, k: int, p_reform: float, p_down: float, b: float,
-                 normalise: bool) -> np.ndarray:
-    """(Σ, Q, k, Q k) what a document at rank i of turn q is worth, per document read before it
-    on the path, n: its path discount d(n + 1) (Järvelin & Kekäläinen's, 1/max(1, log_b j) at
-    path position j); with ``normalise`` times E[1/I(L) | the user reads it at position n + 1],
-    L the path's final length and I(L) the DCG at L of the session's ideal ranking (``ideal``,
-    (Σ, ·), best first). Given where the user reads, the rest of its path is independent of how
-    it got there: the documents it reads after are those below it in its turn (it goes down
-    with p_down) and those of the turns it moves on to (with p_reform each), at most the
-    session's ``turns`` (Σ,). NaN for a session whose ideal gains nothing (normalised only)."""
+MAX_PATH_CELLS = 2 ** 27  # floats (1 GiB) esnDCG's worth of one session's documents may take
+
+
+def path_budget(name: str, cells: int, k: int) -> None:
+    """InputError if ``cells`` floats of a path measure's work exceed :data:`MAX_PATH_CELLS`."""
+    if cells > MAX_PATH_CELLS:
+        raise InputError(f"measure {name}: {k} ranks a turn would take {cells * 8 / 2 ** 30:.1f} GiB of path "
+                         f"weights (at most {MAX_PATH_CELLS * 8 / 2 ** 30:.0f} GiB); give a smaller cutoff")
+
+
+def path_entries(Q: int, k: int, p_reform: float, p_down: float) -> np.ndarray:
+    """(Q, Q k + 1) P(the user of Kanoulas et al.'s model enters turn q having read j documents):
+    entering turn q + 1 having read j + r is entering turn q having read j, stopping it at rank r
+    and moving on (p_reform); the turns' stopping ranks are independent."""
     N = Q * k
-    d = discount(np.arange(1, N + 1), b)
-    table = np.broadcast_to(d, (len(turns), Q, k, N))
-    if not normalise:
-        return table
+    enter = np.zeros((Q, N + 1))
+    enter[0, 0] = 1.0
+    for q in range(1, Q):
+        enter[q, 1:] = p_reform * np.convolve(enter[q - 1], turn_stops(k, p_down))[:N]
+    return enter
+
+
+def path_rest(Q: int, k: int, p_reform: float, p_down: float) -> np.ndarray:
+    """(Q, k, Q k + 1) P(the user reads m more documents after rank i of a turn with t turns left
+    after it): those below it in its turn (it goes down with p_down) and those of the turns it
+    moves on to (with p_reform each)."""
+    N = Q * k
     stops = turn_stops(k, p_down)
     after = np.zeros((Q, N + 1))  # documents read in t more turns, each entered with p_reform
     after[0, 0] = 1.0
     for t in range(1, Q):
         after[t] = (1 - p_reform) * after[0]
         after[t, 1:] += p_reform * np.convolve(after[t - 1], stops)[:N]
-    rest = np.zeros((Q, k, N + 1))  # documents read after rank i of a turn, t turns left after it
+    rest = np.zeros((Q, k, N + 1))
     for i in range(1, k + 1):
         below = turn_stops(k - i + 1, p_down)  # the ranks read from i on, i itself first
         for t in range(Q):
             rest[t, i - 1] = np.convolve(below, after[t])[:N + 1]
-    best = np.cumsum(np.pad(ideal, [(0, 0), (0, max(N - ideal.shape[1], 0))])[:, :N] * d, axis=-1)
-    inverse = np.zeros((len(turns), 2 * N + 2))
-    inverse[:, 1:N + 1] = div(1.0, best)  # 1/I(L), L = 1..N
-    left = turns[:, None] - 1 - np.arange(Q)  # turns after turn q
-    R = np.where((left >= 0)[..., None, None], rest[left.clip(0)], 0.0)  # (Σ, Q, k, N + 1)
-    windows = np.lib.stride_tricks.sliding_window_view(inverse, N + 1, axis=-1)[:, 1:N + 1]  # [p - 1, m]: 1/I(p + m)
-    return table * np.einsum("sqim,spm->sqip", R, windows)
+    return rest
 
 
-def path_weights(table: np.ndarray, p_reform: float, p_down: float) -> np.ndarray:
-    """(Σ, Q, k) the expected worth of reading rank i of turn q: sum over the documents read
-    before the turn, j, of P(the user enters turn q having read j) p_down^(i-1) times
-    ``table`` (:func:`path_factors`) at n = j + i - 1. Entering turn q + 1 having read j + r:
-    entering turn q having read j, stopping it at rank r, moving on (p_reform)."""
-    _, Q, k, N = table.shape
-    enter = np.zeros((Q, N + 1))
-    enter[0, 0] = 1.0
-    for q in range(1, Q):
-        enter[q, 1:] = p_reform * np.convolve(enter[q - 1], turn_stops(k, p_down))[:N]
-    n = (np.arange(N + 1)[None, :] + np.arange(k)[:, None]).clip(max=N - 1)  # [i - 1, j]
-    worth = table[:, :, np.arange(k)[:, None], n]  # (Σ, Q, k, N + 1)
-    return np.einsum("qj,sqij->sqi", enter, worth) * p_down ** np.arange(k)
+def session_path_factors(turns: int, ideal: np.ndarray, rest: np.ndarray, b: float) -> np.ndarray:
+    """(Q, k, Q k) esnDCG's worth of a document at rank i of turn q of one session of ``turns``
+    turns, per document read before it on the path, n: its path discount d(n + 1) (Järvelin &
+    Kekäläinen's, 1/max(1, log_b j) at path position j) times E[1/I(L) | the user reads it at
+    position n + 1], L the path's final length and I(L) the DCG at L of the session's ideal ranking
+    (``ideal``, best first); ``rest`` from :func:`path_rest`. Given where the user reads, the rest
+    of its path is independent of how it got there. NaN if the ideal gains nothing."""
+    Q, k, N = rest.shape[0], rest.shape[1], rest.shape[2] - 1
+    d = discount(np.arange(1, N + 1), b)
+    best = np.cumsum(np.pad(ideal, (0, max(N - len(ideal), 0)))[:N] * d)
+    inverse = np.zeros(2 * N + 2)
+    inverse[1:N + 1] = div(1.0, best)  # 1/I(L), L = 1..N
+    windows = np.lib.stride_tricks.sliding_window_view(inverse, N + 1)[1:N + 1]  # [n, m]: 1/I(n + 1 + m)
+    left = turns - 1 - np.arange(Q)  # turns after turn q
+    R = np.where((left >= 0)[:, None, None], rest[left.clip(0)], 0.0)
+    return (R.reshape(Q * k, N + 1) @ windows.T).reshape(Q, k, N) * d
+
+
+def path_factors(turns: np.ndarray, ideal: np.ndarray, Q: int, k: int, p_reform: float, p_down: float, b: float,
+                 normalise: bool) -> np.ndarray:
+    """(Σ, Q, k, Q k) what a document at rank i of turn q of each session (of ``turns`` (Σ,)) is
+    worth, per document read before it on the path, n: esDCG's d(n + 1), with ``normalise``
+    esnDCG's (:func:`session_path_factors`). For the exact users; InputError past
+    :data:`MAX_PATH_CELLS`."""
+    N = Q * k
+    if not normalise:
+        return np.broadcast_to(discount(np.arange(1, N + 1), b), (len(turns), Q, k, N))
+    path_budget("esnDCG", len(turns) * Q * k * (N + 1), k)
+    rest = path_rest(Q, k, p_reform, p_down)
+    return np.stack([session_path_factors(t, row, rest, b) for t, row in zip(turns, ideal)])
+
+
+def esdcg_weights(Q: int, k: int, p_reform: float, p_down: float, b: float) -> np.ndarray:
+    """(Q, k) esDCG's W(q, i) = p_down^(i-1) sum_j P(enter turn q having read j) d(j + i), the
+    expected path discount of reading rank i of turn q (:func:`path_entries`)."""
+    N = Q * k
+    d = discount(np.arange(1, N + 1), b)
+    enter = path_entries(Q, k, p_reform, p_down)[:, :N - k + 1]  # at most (Q - 1) k read before a turn
+    return np.array([np.correlate(d, e, "valid") for e in enter]) * p_down ** np.arange(k)
+
+
+def esndcg_weights(turns: np.ndarray, ideal: np.ndarray, Q: int, k: int, p_reform: float, p_down: float,
+                   b: float) -> np.ndarray:
+    """(Σ, Q, k) esnDCG's W(q, i): sum over the documents read before turn q, j, of
+    P(enter turn q having read j) p_down^(i-1) times its worth (:func:`session_path_factors`) at
+    n = j + i - 1; one session at a time, InputError past :data:`MAX_PATH_CELLS`."""
+    N = Q * k
+    path_budget("esnDCG", 3 * Q * k * (N + 1) + N * (N + 1), k)
+    enter = path_entries(Q, k, p_reform, p_down)[:, :N - k + 1]  # at most (Q - 1) k read before a turn
+    rest = path_rest(Q, k, p_reform, p_down)
+    out = np.zeros((len(turns), Q, k))
+    for s, (t, row) in enumerate(zip(turns, ideal)):
+        worth = session_path_factors(t, row, rest, b)
+        step = worth.strides
+        diagonal = np.lib.stride_tricks.as_strided(worth, (Q, k, N - k + 1), (step[0], step[1] + step[2], step[2]),
+                                                   writeable=False)
+        out[s] = np.einsum("qij,qj->qi", diagonal, enter)  # [q, i, j]: the worth at n = j + i - 1
+    return out * p_down ** np.arange(k)
 
 
 def expected_path_dcg(v: View, p_reform: float, p_down: float, b: float, cutoff: int | None, normalise: bool,
                       name: str) -> Score:
     """esDCG's and esnDCG's closed forms: sum_q sum_i g(q, i) W(q, i), W from
-    :func:`path_weights`; residual the same sum over unknown ranks at the largest grade."""
+    :func:`esdcg_weights` or :func:`esndcg_weights`; residual the same sum over unknown ranks at
+    the largest grade."""
     grade, unknown, exists = session_grid(v, cutoff, name)
     r = v.rankings
-    table = path_factors(r.turns, r.ideal, grade.shape[2], grade.shape[3], p_reform, p_down, b, normalise)
-    w = path_weights(table, p_reform, p_down)
+    Q, k = grade.shape[2:]
+    w = (esndcg_weights(r.turns, r.ideal, Q, k, p_reform, p_down, b) if normalise
+         else esdcg_weights(Q, k, p_reform, p_down, b))
     value = (np.maximum(grade, 0.0) * w * exists).sum((-2, -1))
     return Score(value, residual=(unknown * w).sum((-2, -1)) * v.max_grade)
 
@@ -298,25 +351,22 @@ def esndcg(v: View, p_reform: float, p_down: float, b: float, cutoff: int | None
 
 _LOG_BASE = "> 1"
 _PROBABILITY = "in [0, 1]"
-_PATH_PARAMS = (Param("p_reform", float, 0.8, "having stopped in a turn, the probability of moving to the next query",
+_SDCG_PARAMS = (Param("b", float, 2.0, "log base of the rank discount", lambda x: x > 1, _LOG_BASE),
+                Param("bq", float, 4.0, "log base of the query discount", lambda x: x > 1, _LOG_BASE))
+_ESCG_PARAMS = (Param("p_reform", float, 0.8, "having stopped in a turn, the probability of moving to the next query",
                       lambda x: 0 <= x <= 1, _PROBABILITY),
                 Param("p_down", float, 0.7, "the probability of reading on down a turn's ranking",
-                      lambda x: 0 <= x <= 1, _PROBABILITY),
-                Param("b", float, 2.0, "log base of the path discount", lambda x: x > 1, _LOG_BASE))
+                      lambda x: 0 <= x <= 1, _PROBABILITY))
+_PATH_PARAMS = _ESCG_PARAMS + (Param("b", float, 2.0, "log base of the path discount", lambda x: x > 1, _LOG_BASE),)
 register(
-    MeasureSpec("sDCG", sdcg, (Param("b", float, 2.0, "log base of the rank discount", lambda x: x > 1, _LOG_BASE),
-                               Param("bq", float, 4.0, "log base of the query discount", lambda x: x > 1, _LOG_BASE)),
+    MeasureSpec("sDCG", sdcg, _SDCG_PARAMS,
                 "optional", "reads rank i of turn q with probability 1/((1 + log_bq q) max(1, log_b i))",
                 "Järvelin, Price, Delcambre & Nielsen 2008", passes_cutoff=True, residual=True, session=True),
-    MeasureSpec("nsDCG", nsdcg, (Param("b", float, 2.0, "log base of the rank discount", lambda x: x > 1, _LOG_BASE),
-                                 Param("bq", float, 4.0, "log base of the query discount", lambda x: x > 1, _LOG_BASE)),
+    MeasureSpec("nsDCG", nsdcg, _SDCG_PARAMS,
                 "optional", "sDCG's user, divided by its value on the ideal session (each turn its ideal ranking)",
                 "Järvelin et al. 2008; normalised as Kanoulas et al. 2011", passes_cutoff=True, residual=True,
                 session=True),
-    MeasureSpec("esCG", escg, (Param("p_reform", float, 0.8, "having stopped in a turn, the probability of "
-                                     "moving to the next query", lambda x: 0 <= x <= 1, _PROBABILITY),
-                               Param("p_down", float, 0.7, "the probability of reading on down a turn's ranking",
-                                     lambda x: 0 <= x <= 1, _PROBABILITY)),
+    MeasureSpec("esCG", escg, _ESCG_PARAMS,
                 "optional", "reads down with p_down, else stops the turn and moves to the next query with p_reform; "
                 "a document read before gains nothing", "Kanoulas, Carterette, Clough & Sanderson 2011",
                 passes_cutoff=True, residual=True, session=True),

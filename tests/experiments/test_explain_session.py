@@ -58,6 +58,20 @@ def test_sdcg_s_query_discount_is_the_chance_of_reaching_a_turn(run_cli):
     assert record["upper"] == pytest.approx(sdcg + 3 * (1 + 1 / math.log2(3)) / (1 + math.log(2, 4)), rel=1e-12)
 
 
+
+@pytest.mark.parametrize("measure", ["sRBP(p=0.8,b=0.6)@3", "sDCG@3", "esCG@3", "esDCG@3", "esnDCG@3", "nsDCG@3"])
+def test_w_when_shown_weighs_the_gains_to_the_value(run_cli, measure):
+    """W is shown only where sum_q,i W(q, i) g(q, i) is the value (esDCG's path discount is not
+    V: its sum of V g is 4.14, its value 2.985 on this session)."""
+    record = explained(run_cli, measure, "--ranking", "1,0,2|2,1,0")
+    shown = [r for r in record["ranks"] if r["W"] is not None]
+    if shown:
+        assert len(shown) == len(record["ranks"])
+        assert sum(r["W"] * r["gain"] for r in shown) == pytest.approx(record["value"], rel=1e-12)
+    else:
+        assert any("W is not defined" in n or "W is given for a total" in n or "divided" in n
+                   for n in record["notes"]), record["notes"]
+
 def test_a_session_user_of_one_s_own_is_explained_and_the_table_says_what_it_does(run_cli):
     """The Conversation user moves on when answered (probability the gain): where a turn answers
     nothing nobody moves on, so nobody reaches the turn after it."""

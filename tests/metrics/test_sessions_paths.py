@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import itertools
 import math
+import tracemalloc
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
+from rpdi.metrics.errors import InputError
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.rankings import Rankings
 from rpdi.metrics.sessions import session_rankings, session_score, sessions_from_ids
+from rpdi.metrics.view import View
 
 
 def _random(seed, sessions=4, most_turns=3, depth=4, pool=4):
@@ -237,3 +240,27 @@ def test_sampled_paths_agree_with_the_closed_form(family):
             assert np.isnan(score.value[1, x])
             continue
         assert abs(values.mean() - score.value[1, x]) <= 4.5 * values.std() / np.sqrt(len(values)) + 1e-12
+
+
+def _deep_session(depth):
+    """One session of two turns, ``depth`` ranks each, every other document relevant."""
+    grade = np.tile(np.arange(depth) % 2, (1, 2, 1)).astype(float)
+    r = Rankings.of_grades(grade, np.ones((2, depth)), [depth] * 2, 1.0, topics=np.array(["s_1", "s_2"], dtype=object))
+    return session_rankings(r, sessions_from_ids(r.topics))
+
+
+def test_esdcg_takes_no_table_of_the_paths():
+    """esDCG's weights are a (turns, ranks) array: on 2 turns of 3000 ranks the (turn, rank,
+    documents read) table would be 2 x 3000 x 6001 floats, 275 MiB."""
+    laid = _deep_session(3000)
+    tracemalloc.start()
+    value = parse_measure("esDCG").compute(View(laid)).value
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 20 * 2 ** 20
+    assert np.isfinite(value).all() and value[0, 0] > 0
+
+
+def test_esndcg_past_its_memory_budget_is_an_input_error():
+    with pytest.raises(InputError, match=r"measure esnDCG: 3000 ranks a turn would take [\d.]+ GiB"):
+        parse_measure("esnDCG").compute(View(_deep_session(3000)))

@@ -26,15 +26,21 @@ MEASURES = ["sRBP(p=0.8,b=0.6)@6", "sRBP(p=0.9,b=0.3,rel=2)@4", "sRBP(p=0.6,b=1)
             "esDCG(p_reform=1,p_down=1)@3", "esnDCG@6", "esnDCG(p_reform=0.6,p_down=0.4,b=1.5)@4", "esnDCG(p_reform=0,p_down=1)@3"]
 
 
-def _random(seed, depth=6):
+def _random(seed, depth=6, pool=5):
+    """Rankings of a few sessions' turns whose documents come from a small pool per session, so
+    that turns retrieve the same documents again (esCG's read-before logic)."""
     rng = np.random.default_rng(seed)
     topics = [f"{x}_{q}" for x in range(5) for q in range(1, int(rng.integers(1, 6)) + 1) if (x, q) != (1, 2)]
     S, T = 3, len(topics)
     length = rng.integers(0, depth + 1, (S, T))
-    judged = (rng.random((S, T, depth)) < 0.8) & (np.arange(depth) < length[..., None])
+    inside = np.arange(depth) < length[..., None]
+    judged = (rng.random((S, T, depth)) < 0.8) & inside
     grade = np.where(judged, rng.integers(0, 4, (S, T, depth)), 0).astype(float)
-    return Rankings.of_grades(grade, np.full((T, 1), 3.0), [1] * T, 3.0, judged=judged, length=length,
-                              topics=np.array(topics, dtype=object))
+    session = np.array([int(t.split("_")[0]) for t in topics])
+    doc = np.where(inside, session[None, :, None] * pool + rng.integers(0, pool, (S, T, depth)), -1)
+    r = Rankings.of_grades(grade, np.full((T, 1), 3.0), [1] * T, 3.0, judged=judged, length=length,
+                           topics=np.array(topics, dtype=object))
+    return replace(r, doc=doc)
 
 
 @pytest.fixture(scope="module")
