@@ -21,7 +21,8 @@ import numpy as np
 
 from rpdi.choices import TOPICS
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.trec import Qrels, Run, string_offsets, to_numpy
+from rpdi.metrics.docnos import DocnoTable, byte_order
+from rpdi.metrics.trec import Qrels, Run, to_numpy
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,9 +101,9 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     group_of: dict[tuple, int] = {}
     group = [group_of.setdefault(_identity(d.dictionary), len(group_of)) for _, d in columns]
     distinct = [columns[group.index(g)][1].dictionary for g in range(len(group_of))]
-    if len(distinct) == 2 and side.hashes is not None:
+    if len(distinct) == 2 and side.docnos is not None:
         strings = distinct[1]
-        code_of = side.codes(strings)
+        code_of = side.docnos.codes(strings)
         doc_codes = [None] + [to_numpy(d.indices) for _, d in columns[1:]]
     else:
         merged = pa.chunked_array([_every_entry(d) for d in distinct], pa.dictionary(pa.int32(), pa.string()))
@@ -184,27 +185,7 @@ class _Judgments:
     ideal: np.ndarray
     n_judged: np.ndarray
     max_grade: float
-    hashes: np.ndarray | None  # the _hash of each qrels docno, all distinct; None: two collide, a
-    # docno holds a NUL byte (numpy's bytes compare equal with or without trailing NULs) or they are too long
-    docnos: np.ndarray | None  # each qrels docno as numpy bytes
-    table: np.ndarray | None  # the codes by hash: an open-addressing table (linear probing), -1 empty
-
-    def codes(self, strings) -> np.ndarray:
-        """The int64 code of each entry of the pyarrow string array ``strings``: its qrels code,
-        else Nq + its index. Its hash looked up in the table, then an exact check of the bytes."""
-        Nq, width = len(self.hashes), self.docnos.dtype.itemsize
-        size = np.diff(string_offsets(strings))
-        codes = Nq + np.arange(len(strings))
-        fits = np.flatnonzero(size <= width)  # longer than every qrels docno: not in the qrels
-        if len(fits) and Nq:
-            matrix = _padded(strings, fits, width)
-            hit = _probe(self.table, self.hashes, _hash(matrix))
-            # equal as numpy bytes, and not by trailing NULs (the qrels' docnos have none)
-            ends_nul = (matrix[np.arange(len(fits)), np.maximum(size[fits] - 1, 0)] == 0) & (size[fits] > 0)
-            found = (hit >= 0) & ~ends_nul
-            found[found] = self.docnos[hit[found]] == matrix[found].view(f"S{width}").ravel()
-            codes[fits[found]] = hit[found]
-        return codes
+    docnos: DocnoTable | None  # the qrels' docnos by hash (None: joined by unifying dictionaries)
 
 
 _JUDGMENTS: dict[int, tuple[Qrels, _Judgments]] = {}  # by identity: the last qrels and its integer grades'
@@ -232,69 +213,13 @@ def _judgments(qrels: Qrels) -> _Judgments:
     ideal, n_judged = _ideal(q_topic[judged], qrels.grade[judged], T)
     positive = qrels.grade[qrels.grade > 0]
     side = _Judgments(topic_ids, only_topic, only_grade, shared, key[order], qrels.grade[order], ideal, n_judged,
-                      float(positive.max()) if positive.size else 0.0, *_hashed_docnos(qrels.docno.dictionary))
-    for array in (topic_ids, only_topic, only_grade, shared, side.key, side.key_grade, ideal, n_judged,
-                  side.hashes, side.docnos, side.table):
-        if array is not None:
-            array.flags.writeable = False
+                      float(positive.max()) if positive.size else 0.0, DocnoTable.of(qrels.docno.dictionary))
+    for array in (topic_ids, only_topic, only_grade, shared, side.key, side.key_grade, ideal, n_judged):
+        array.flags.writeable = False
     while len(_JUDGMENTS) >= 2:
         del _JUDGMENTS[next(iter(_JUDGMENTS))]
     _JUDGMENTS[id(qrels)] = (qrels, side)
     return side
-
-
-def _hashed_docnos(strings):
-    """The :func:`_hash` of each docno of the pyarrow string array ``strings``, the docnos as
-    numpy bytes and their :func:`_probe` table; Nones if two hashes collide, a docno holds a NUL
-    byte or the bytes would take more than SORT_BYTES."""
-    offsets = string_offsets(strings)
-    width = -(-max(int(np.diff(offsets).max(initial=0)), 1) // 8) * 8  # whole 64-bit words
-    data = strings.buffers()[2]
-    if len(strings) * width > SORT_BYTES or (data is not None and
-                                             not np.frombuffer(data, np.uint8)[offsets[0]:offsets[-1]].all()):
-        return None, None, None
-    matrix = _padded(strings, np.arange(len(strings)), width)
-    hashes = _hash(matrix)
-    if len(np.unique(hashes)) < len(hashes):
-        return None, None, None
-    table = np.full(1 << max(2 * len(hashes) - 1, 1).bit_length(), -1, dtype=np.int32)  # at most half full
-    pending, slot = np.arange(len(hashes)), _slot(hashes, len(table))
-    while len(pending):  # each round, each empty slot wanted takes its first claimant; the rest move on
-        empty = table[slot] < 0
-        wanted, first = np.unique(slot[empty], return_index=True)
-        table[wanted] = pending[empty][first]
-        left = table[slot] != pending
-        pending, slot = pending[left], (slot[left] + 1) & (len(table) - 1)
-    return hashes, matrix.view(f"S{width}").ravel(), table
-
-
-def _slot(hashes: np.ndarray, size: int) -> np.ndarray:
-    """The first slot of each hash in a table of ``size`` (a power of two) slots: its top bits."""
-    return (hashes >> np.uint64(65 - size.bit_length())).astype(np.int64) if size > 1 else np.zeros(len(hashes), np.int64)
-
-
-def _probe(table: np.ndarray, hashes: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """The index into ``hashes`` of each of the ``wanted`` hashes, -1 if absent, found in the
-    table :func:`_hashed_docnos` builds: from the hash's slot, the slots on to the first empty one."""
-    found = np.full(len(wanted), -1, dtype=np.int64)
-    active, slot = np.arange(len(wanted)), _slot(wanted, len(table))
-    while len(active):
-        entry = table[slot]
-        hit = entry >= 0
-        hit[hit] = hashes[entry[hit]] == wanted[active[hit]]
-        found[active[hit]] = entry[hit]
-        on = (entry >= 0) & ~hit
-        active, slot = active[on], (slot[on] + 1) & (len(table) - 1)
-    return found
-
-
-def _hash(matrix: np.ndarray) -> np.ndarray:
-    """A uint64 hash of each row of a (strings, 8 k) uint8 matrix: xor in each 64-bit word, then
-    multiply by an odd constant (one word: a one-to-one map)."""
-    h = np.zeros(len(matrix), dtype=np.uint64)
-    for word in matrix.view(np.uint64).T:
-        h = (h ^ word) * np.uint64(0x9E3779B97F4A7C15)
-    return h
 
 
 def truncate(rankings: Rankings, depth: int) -> Rankings:
@@ -385,7 +310,7 @@ def _tie_byte_rank(per_run, doc_dictionary) -> np.ndarray | None:
         mark[d[order[idx]]] = True
     codes = np.flatnonzero(mark)
     byte_rank = np.zeros(n_docs, dtype=np.int64)
-    byte_rank[codes[_byte_order(doc_dictionary, codes)]] = np.arange(len(codes))
+    byte_rank[codes[byte_order(doc_dictionary, codes)]] = np.arange(len(codes))
     return byte_rank
 
 
@@ -402,54 +327,6 @@ def _break_ties(order: np.ndarray, tie: np.ndarray, d: np.ndarray, byte_rank: np
         order[idx] = sub[np.argsort(group * k + (k - 1 - rank))]
     else:
         order[idx] = sub[np.lexsort((-rank, group))]
-
-
-SORT_BYTES = 1 << 27  # the largest (strings x longest string) byte matrix _byte_order builds
-
-
-def _byte_order(strings, codes: np.ndarray) -> np.ndarray:
-    """The order that sorts ``strings[codes]`` (a pyarrow string array) by their UTF-8 bytes.
-
-    Each string's bytes are taken from the array's data buffer as one row of a zero-padded byte
-    matrix (a window of the buffer, its bytes past the string's end set to 0), read as
-    big-endian 64-bit words (whose integer order is the bytes' order) and sorted by the words,
-    then by length (a string padded with NULs ties with its prefix); past ``SORT_BYTES`` as
-    Python strings, whose code point order is the same. pyarrow.compute is not used: importing
-    it would cost every start-up a tenth of a second.
-
-    >>> import pyarrow as pa, numpy as np
-    >>> _byte_order(pa.array(["b", "ab", "a", "é", "z", "a\\x00"]), np.arange(6)).tolist()
-    [2, 5, 1, 0, 4, 3]
-    """
-    size = np.diff(string_offsets(strings))[codes]
-    width = -(-max(int(size.max()) if len(codes) else 0, 1) // 8) * 8  # whole 64-bit words
-    if len(codes) * width > SORT_BYTES:
-        return np.argsort(np.array(strings.to_pylist(), dtype=object)[codes], kind="stable")
-    matrix = _padded(strings, codes, width)
-    words = matrix.view(">u8").astype(np.uint64)  # (strings, words), the first word first
-    return np.lexsort((size, *words.T[::-1]))
-
-
-def _padded(strings, codes: np.ndarray, width: int) -> np.ndarray:
-    """The UTF-8 bytes of ``strings[codes]`` (a pyarrow string array; none longer than ``width``)
-    as the rows of a (codes, width) uint8 matrix, zero-padded.
-
-    Each row is a window of the array's data buffer, its bytes past the string's end set to 0;
-    the strings that start in the buffer's last ``width`` bytes are taken from a zero-padded copy
-    of them (a copy of the whole buffer would cost as much as the dictionary).
-    """
-    offsets = string_offsets(strings)
-    start, size = offsets[codes], offsets[codes + 1] - offsets[codes]
-    data = strings.buffers()[2]
-    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-    base = max(len(data) - width, 0)
-    tail = np.concatenate([data[base:], np.zeros(width, np.uint8)])
-    window = np.lib.stride_tricks.sliding_window_view
-    matrix = window(data if len(data) >= width else tail, width)[np.minimum(start, base)]
-    near_end = np.flatnonzero(start > base)
-    matrix[near_end] = window(tail, width)[start[near_end] - base]
-    matrix *= np.arange(width) < size[:, None]
-    return matrix
 
 
 def _group_starts(t: np.ndarray, tie: np.ndarray, T: int) -> np.ndarray:

@@ -4,7 +4,7 @@ checked against a join of Python dicts and against the unified dictionaries it r
 import numpy as np
 import pytest
 
-from rpdi.metrics import rankings as rk
+from rpdi.metrics import docnos, rankings as rk
 from rpdi.metrics.trec import qrels_from_dict, run_from_dict
 
 ALPHABET = ["a", "b", "z", "0", "-", "é", "\u20ac", "\U0001f600", "\x7f", "\x01"]
@@ -44,8 +44,8 @@ def test_join_equals_a_dict_join_and_the_unified_dictionaries(seed, qrels_nul, r
     qrels_dict, runs = _case(seed, qrels_nul, runs_nul)
     qrels = qrels_from_dict(qrels_dict)
     if collide:  # every hash the same: the unified dictionaries' join
-        monkeypatch.setattr(rk, "_hash", lambda matrix: np.zeros(len(matrix), np.uint64))
-    assert (rk._judgments(qrels).hashes is None) == (qrels_nul or collide)
+        monkeypatch.setattr(docnos, "_hash", lambda matrix: np.zeros(len(matrix), np.uint64))
+    assert (rk._judgments(qrels).docnos is None) == (qrels_nul or collide)
     for each in ([runs[0]], runs):  # one run; two with a dictionary each
         got = rk.build_rankings(qrels, each)
         q_codes = {d: i for i, d in enumerate(qrels.docno.dictionary.to_pylist())}
@@ -71,7 +71,7 @@ def test_join_equals_a_dict_join_and_the_unified_dictionaries(seed, qrels_nul, r
                                                if t in qrels_dict})
         # the same arrays as the unified dictionaries' join (sorted docnos not kept)
         monkeypatch.setattr(rk, "_JUDGMENTS", {})
-        monkeypatch.setattr(rk, "_hashed_docnos", lambda strings: (None, None, None))
+        monkeypatch.setattr(rk.DocnoTable, "of", lambda strings: None)
         unified = rk.build_rankings(qrels, each)
         monkeypatch.undo()
         for name in ("grade", "judged", "pooled", "length", "tie"):
