@@ -21,7 +21,8 @@ import numpy as np
 
 from rpdi.choices import TOPICS
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.trec import Qrels, Run, string_offsets, to_numpy
+from rpdi.metrics.docnos import DocnoTable, byte_order
+from rpdi.metrics.trec import Qrels, Run, to_numpy
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,17 +93,24 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     side = _judgments(qrels)
     topic_ids, Nq = side.topic_ids, len(qrels.docno.dictionary)
     T = len(topic_ids)
-    # one code per distinct docno over qrels and runs: the qrels' dictionary first, then the new
-    # docnos of each other dictionary. Runs read together share one (trec.read_runs); each
-    # distinct dictionary is unified once (unify_dictionaries needs no pyarrow.compute)
+    # one code per distinct docno over qrels and runs: the qrels' codes, then codes from Nq on.
+    # Each run's lines carry an entry of ``strings`` (the dictionary whose byte order breaks ties)
+    # and ``code_of`` maps entries to codes. Runs read together share one dictionary
+    # (trec.read_runs): its docnos are looked up among the qrels' by hash; several dictionaries are
+    # unified (unify_dictionaries needs no pyarrow.compute)
     group_of: dict[tuple, int] = {}
     group = [group_of.setdefault(_identity(d.dictionary), len(group_of)) for _, d in columns]
     distinct = [columns[group.index(g)][1].dictionary for g in range(len(group_of))]
-    merged = pa.chunked_array([_every_entry(d) for d in distinct], pa.dictionary(pa.int32(), pa.string()))
-    merged = merged.unify_dictionaries()
-    doc_dictionary = merged.chunk(0).dictionary  # every chunk now has this one dictionary
-    code_of = [to_numpy(chunk.indices).astype(np.int64) for chunk in merged.chunks]  # per dictionary entry
-    doc_codes = [code_of[g][to_numpy(d.indices)] for g, (_, d) in zip(group, columns)]
+    if len(distinct) == 2 and side.docnos is not None:
+        strings = distinct[1]
+        code_of = side.docnos.codes(strings)
+        doc_codes = [None] + [to_numpy(d.indices) for _, d in columns[1:]]
+    else:
+        merged = pa.chunked_array([_every_entry(d) for d in distinct], pa.dictionary(pa.int32(), pa.string()))
+        merged = merged.unify_dictionaries()
+        strings, code_of = merged.chunk(0).dictionary, None  # every chunk now has this one dictionary
+        entry_of = [to_numpy(chunk.indices).astype(np.int64) for chunk in merged.chunks]  # per dictionary entry
+        doc_codes = [entry_of[g][to_numpy(d.indices)] for g, (_, d) in zip(group, columns)]
     topic_codes = [None] + [_topic_codes(t, topic_ids) for t, _ in columns[1:]]
     only_topic, only_grade, shared, q_key, q_grade = (side.only_topic, side.only_grade, side.shared,
                                                       side.key, side.key_grade)
@@ -115,7 +123,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         each = pool.map if S > 1 else map
         per_run = list(each(lambda s: _order_run(topic_codes[s + 1], doc_codes[s + 1], runs[s].score,
                                                       float32_scores), range(S)))
-        byte_rank = _tie_byte_rank(per_run, doc_dictionary)
+        byte_rank = _tie_byte_rank(per_run, strings)
         D = max([int(np.bincount(t).max()) for t, _, _, _ in per_run if t.size] + [1])
         grade = np.zeros((S, T, D))
         judged = np.zeros((S, T, D), dtype=bool)
@@ -133,6 +141,8 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
             if words is not None and runs[s].words is not None:
                 words.ravel()[_flat_index(t[order], T, D, s)] = runs[s].words[topic_codes[s + 1] >= 0][order]
             t, d = t[order], d[order]
+            if code_of is not None:
+                d = code_of[d]
             at = _flat_index(t, T, D, s)
             tied.ravel()[at] = _group_starts(t, tie, T)
             dq = np.minimum(d, Nq)
@@ -175,6 +185,7 @@ class _Judgments:
     ideal: np.ndarray
     n_judged: np.ndarray
     max_grade: float
+    docnos: DocnoTable | None  # the qrels' docnos by hash (None: joined by unifying dictionaries)
 
 
 _JUDGMENTS: dict[int, tuple[Qrels, _Judgments]] = {}  # by identity: the last qrels and its integer grades'
@@ -202,7 +213,7 @@ def _judgments(qrels: Qrels) -> _Judgments:
     ideal, n_judged = _ideal(q_topic[judged], qrels.grade[judged], T)
     positive = qrels.grade[qrels.grade > 0]
     side = _Judgments(topic_ids, only_topic, only_grade, shared, key[order], qrels.grade[order], ideal, n_judged,
-                      float(positive.max()) if positive.size else 0.0)
+                      float(positive.max()) if positive.size else 0.0, DocnoTable.of(qrels.docno.dictionary))
     for array in (topic_ids, only_topic, only_grade, shared, side.key, side.key_grade, ideal, n_judged):
         array.flags.writeable = False
     while len(_JUDGMENTS) >= 2:
@@ -299,7 +310,7 @@ def _tie_byte_rank(per_run, doc_dictionary) -> np.ndarray | None:
         mark[d[order[idx]]] = True
     codes = np.flatnonzero(mark)
     byte_rank = np.zeros(n_docs, dtype=np.int64)
-    byte_rank[codes[_byte_order(doc_dictionary, codes)]] = np.arange(len(codes))
+    byte_rank[codes[byte_order(doc_dictionary, codes)]] = np.arange(len(codes))
     return byte_rank
 
 
@@ -316,45 +327,6 @@ def _break_ties(order: np.ndarray, tie: np.ndarray, d: np.ndarray, byte_rank: np
         order[idx] = sub[np.argsort(group * k + (k - 1 - rank))]
     else:
         order[idx] = sub[np.lexsort((-rank, group))]
-
-
-SORT_BYTES = 1 << 27  # the largest (strings x longest string) byte matrix _byte_order builds
-
-
-def _byte_order(strings, codes: np.ndarray) -> np.ndarray:
-    """The order that sorts ``strings[codes]`` (a pyarrow string array) by their UTF-8 bytes.
-
-    Each string's bytes are taken from the array's data buffer as one row of a zero-padded byte
-    matrix (a window of the buffer, its bytes past the string's end set to 0), read as
-    big-endian 64-bit words (whose integer order is the bytes' order) and sorted by the words,
-    then by length (a string padded with NULs ties with its prefix); past ``SORT_BYTES`` as
-    Python strings, whose code point order is the same. pyarrow.compute is not used: importing
-    it would cost every start-up a tenth of a second.
-
-    >>> import pyarrow as pa, numpy as np
-    >>> _byte_order(pa.array(["b", "ab", "a", "é", "z", "a\\x00"]), np.arange(6)).tolist()
-    [2, 5, 1, 0, 4, 3]
-    """
-    offsets = string_offsets(strings)
-    start, size = offsets[codes], offsets[codes + 1] - offsets[codes]
-    width = -(-max(int(size.max()) if len(codes) else 0, 1) // 8) * 8  # whole 64-bit words
-    if len(codes) * width > SORT_BYTES:
-        return np.argsort(np.array(strings.to_pylist(), dtype=object)[codes], kind="stable")
-    data = strings.buffers()[2]
-    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-    # windows of ``width`` bytes: of the buffer itself, or of a zero-padded copy of its last
-    # ``width`` bytes for the strings that start there (a copy of the whole buffer would cost as
-    # much as the dictionary, however few strings are sorted)
-    base = max(len(data) - width, 0)
-    tail = np.concatenate([data[base:], np.zeros(width, np.uint8)])
-    near_end = start >= base
-    matrix = np.empty((len(codes), width), dtype=np.uint8)
-    matrix[near_end] = np.lib.stride_tricks.sliding_window_view(tail, width)[start[near_end] - base]
-    if not near_end.all():
-        matrix[~near_end] = np.lib.stride_tricks.sliding_window_view(data, width)[start[~near_end]]
-    matrix[np.arange(width) >= size[:, None]] = 0
-    words = matrix.view(">u8").astype(np.uint64)  # (strings, words), the first word first
-    return np.lexsort((size, *words.T[::-1]))
 
 
 def _group_starts(t: np.ndarray, tie: np.ndarray, T: int) -> np.ndarray:

@@ -223,7 +223,7 @@ def test_pytrec_eval_tie_break_on_long_and_multibyte_docnos(monkeypatch, sort_by
     document's place in docno-descending byte order, as pytrec_eval (strcmp) ranks it. With
     ``sort_bytes=0`` the byte order is taken from Python strings instead of numpy words."""
     if sort_bytes is not None:
-        monkeypatch.setattr("rpdi.metrics.rankings.SORT_BYTES", sort_bytes)
+        monkeypatch.setattr("rpdi.metrics.docnos.SORT_BYTES", sort_bytes)
     qrels = {str(t): {d: int(d == relevant) for d in LONG_DOCNOS} for t, relevant in enumerate(LONG_DOCNOS)}
     run = {t: {d: 1.0 for d in LONG_DOCNOS} for t in qrels} | {RUN_ONLY_TOPIC: {"d1": 1.0}}
     compare_pytrec(qrels, run, rels=(1,)).done()
@@ -239,7 +239,7 @@ def test_byte_order_of_random_strings_and_slices():
     buffer shared with strings outside the slice) and random subsets of them."""
     import pyarrow as pa
 
-    from rpdi.metrics.rankings import _byte_order
+    from rpdi.metrics.docnos import byte_order
 
     rng = np.random.default_rng(7)
     alphabet = list("ab0-") + ["é", "€"]
@@ -248,7 +248,7 @@ def test_byte_order_of_random_strings_and_slices():
         start = int(rng.integers(0, len(strings)))
         array = pa.array(strings, pa.string()).slice(start)
         codes = rng.permutation(len(array))[: rng.integers(0, len(array) + 1)]
-        order = _byte_order(array, codes)
+        order = byte_order(array, codes)
         got = [strings[start + c].encode() for c in codes[order]]
         assert got == sorted(strings[start + c].encode() for c in codes)
 

@@ -1,0 +1,83 @@
+"""The docno join of metrics.rankings: each run's docnos looked up among the qrels' by hash,
+checked against a join of Python dicts and against the unified dictionaries it replaces."""
+
+import numpy as np
+import pytest
+
+from rpdi.metrics import docnos, rankings as rk
+from rpdi.metrics.trec import qrels_from_dict, run_from_dict
+
+ALPHABET = ["a", "b", "z", "0", "-", "é", "\u20ac", "\U0001f600", "\x7f", "\x01"]
+
+
+def _docnos(rng, n, nul: bool):
+    """n random docnos of 0 to 12 characters (one or more bytes each), some prefixes of others;
+    with a NUL byte somewhere (trailing too) if ``nul``."""
+    alphabet = ALPHABET + ["\x00"] * nul
+    out = {"".join(rng.choice(alphabet, size=rng.integers(1 - nul, 13))) for _ in range(n)}
+    out |= {d[:len(d) // 2] for d in list(out)[: n // 4] if d[:len(d) // 2]}
+    out |= {d + "\x00" for d in list(out)[: n // 8]} if nul else set()
+    return sorted(out)
+
+
+def _case(seed: int, qrels_nul: bool, runs_nul: bool):
+    rng = np.random.default_rng(seed)
+    qrels_docnos, run_docnos = _docnos(rng, 300, qrels_nul), _docnos(rng, 300, runs_nul)
+    shared = qrels_docnos[:100]  # in both; the rest of each in one only (the qrels' also unretrieved)
+    topics = ["1", "2", "10", "q"]
+    qrels = {t: {d: int(rng.integers(-1, 4)) for d in rng.choice(qrels_docnos, size=60, replace=False)}
+             for t in topics[:3]}
+    qrels["1"][shared[0]] = 2
+    if qrels_nul:
+        qrels["1"][next(d for d in qrels_docnos if "\x00" in d)] = 1
+    pool = shared + run_docnos
+    runs = [run_from_dict(f"r{s}", {t: {d: float(rng.integers(0, 8)) for d in rng.choice(pool, size=80, replace=False)}
+                                    | ({shared[0] + "\x00": 1.0, shared[0]: 1.0} if runs_nul else {})
+                                    for t in topics}) for s in range(2)]
+    return qrels, runs
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("qrels_nul, runs_nul, collide", [(False, False, False), (False, True, False),
+                                                           (True, True, False), (False, False, True)])
+def test_join_equals_a_dict_join_and_the_unified_dictionaries(seed, qrels_nul, runs_nul, collide, monkeypatch):
+    qrels_dict, runs = _case(seed, qrels_nul, runs_nul)
+    qrels = qrels_from_dict(qrels_dict)
+    if collide:  # every hash the same: the unified dictionaries' join
+        monkeypatch.setattr(docnos, "_hash", lambda matrix: np.zeros(len(matrix), np.uint64))
+    assert (rk._judgments(qrels).docnos is None) == (qrels_nul or collide)
+    for each in ([runs[0]], runs):  # one run; two with a dictionary each
+        got = rk.build_rankings(qrels, each)
+        q_codes = {d: i for i, d in enumerate(qrels.docno.dictionary.to_pylist())}
+        for s, run in enumerate(each):
+            scores = {}
+            for t, d, x in zip(run.topic.to_pylist(), run.docno.to_pylist(), run.score):
+                scores.setdefault(t, []).append((x, d.encode(), d))
+            for i, t in enumerate(got.topics):
+                ranked = [d for *_, d in sorted(scores.get(t, []), reverse=True)]  # score, then docno, descending
+                assert got.length[s, i] == len(ranked)
+                grades = [qrels_dict.get(t, {}).get(d) for d in ranked]
+                n = len(ranked)
+                assert got.pooled[s, i, :n].tolist() == [g is not None for g in grades]
+                assert got.judged[s, i, :n].tolist() == [g is not None and g >= 0 for g in grades]
+                assert got.grade[s, i, :n].tolist() == [max(g or 0, 0) for g in grades]
+                codes = got.doc[s, i, :n].tolist()
+                assert [c for c, d in zip(codes, ranked) if d in q_codes] == [q_codes[d] for d in ranked if d in q_codes]
+                assert all(c >= len(q_codes) for c, d in zip(codes, ranked) if d not in q_codes)
+        # one code per distinct docno retrieved
+        flat = got.doc[got.doc >= 0]
+        assert len(set(flat.tolist())) == len({d for run in each for t, d in zip(run.topic.to_pylist(),
+                                                                                run.docno.to_pylist())
+                                               if t in qrels_dict})
+        # the same arrays as the unified dictionaries' join (sorted docnos not kept)
+        monkeypatch.setattr(rk, "_JUDGMENTS", {})
+        monkeypatch.setattr(rk.DocnoTable, "of", lambda strings: None)
+        unified = rk.build_rankings(qrels, each)
+        monkeypatch.undo()
+        for name in ("grade", "judged", "pooled", "length", "tie"):
+            assert np.array_equal(getattr(got, name), getattr(unified, name)), name
+        qrels_side = (got.doc >= 0) & (got.doc < len(q_codes))
+        assert np.array_equal(qrels_side, (unified.doc >= 0) & (unified.doc < len(q_codes)))
+        assert np.array_equal(got.doc[qrels_side], unified.doc[qrels_side])
+        pairs = {(int(a), int(b)) for a, b in zip(got.doc.ravel(), unified.doc.ravel())}
+        assert len(pairs) == len({a for a, _ in pairs}) == len({b for _, b in pairs})  # the same partition
