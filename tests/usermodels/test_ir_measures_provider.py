@@ -78,6 +78,9 @@ def test_every_input_ir_measures_takes(collection):
     evaluator = provider.evaluator(measures, qrels)  # one qrels, several runs
     assert evaluator.calc_aggregate(run_frame) == evaluator.calc_aggregate(run) == expected
     assert provider.calc_aggregate(measures, qrels, {}) == {m: 0.0 for m in measures}
+    empty = pd.DataFrame(columns=["query_id", "doc_id", "score"])  # pandas: object columns, or float64
+    assert provider.calc_aggregate(measures, qrels, empty) == {m: 0.0 for m in measures}
+    assert provider.calc_aggregate(measures, qrels, empty.astype(float)) == {m: 0.0 for m in measures}
 
 
 def test_measures_with_one_rpdi_name_each_get_its_value(collection):
