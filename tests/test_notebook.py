@@ -111,7 +111,7 @@ def test_fit_a_click_log_frame(tmp_path):
     bad = rows.assign(clicked=rows["clicked"].astype(float) / 2)
     with pytest.raises(InputError, match=r"^<click log>: column clicked holds floats, not integers$"):
         rpdi.fit("RBP", bad)
-    with pytest.raises(InputError, match=r"^<click log>: no docno column \(expected one of docno, doc_id; found"):
+    with pytest.raises(InputError, match=r"^<click log>: no docno column \(expected one of doc_id, docno; found"):
         rpdi.fit("RBP", rows.drop(columns="docno"))
 
 
