@@ -29,7 +29,7 @@ from rpdi.metrics.uncertain import UncertainQrels
 from rpdi.metrics.uncertain_eval import is_uncertain, judgments
 from rpdi.metrics.view import View
 from rpdi.simulate.api import collection_rankings
-from rpdi.usermodels import model_for, resolve
+from rpdi.usermodels import measure_list, model_for, resolve
 
 FIELDS = PAIR_FIELDS + ("method",)  # method: the values compared are closed forms, or exact expectations
 USER_FIELDS = ("user_outcome", "user_b_better", "user_ci_low", "user_ci_high", "user_method")
@@ -97,6 +97,7 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     """
     check_options(test, correction, alpha, resamples, interval, level)
     check_ties(ties)
+    measures = measure_list(measures)
     if ties != "trec_eval" and users is not None:
         raise InputError(f"users: not given with ties {ties} yet (the users' preference reads trec_eval's order)")
     if is_uncertain(qrels) and isinstance(judgments(qrels), UncertainQrels):  # over judgment worlds too

@@ -160,7 +160,6 @@ def _read_tsv(data: bytes, path: str) -> ClickLog:
 
     import pyarrow as pa
     import pyarrow.csv as pacsv
-    from rpdi.metrics.trec import to_numpy
 
     names = ["session", "query", "rank", "docno", "clicked"]
     types = {"session": pa.string(), "query": pa.string(), "rank": pa.int64(), "docno": pa.string(),
@@ -182,14 +181,11 @@ def _read_tsv(data: bytes, path: str) -> ClickLog:
     return _from_columns(table, lambda i: f"{path}:{i + 1}", path)
 
 
-SESSION, QUERY, RANK, DOC, CLICKED = ("session",), ("query", "query_id", "qid"), ("rank",), ("docno", "doc_id"), ("clicked",)
-
-
 def clicklog_from_table(data, source: str = "<click log>") -> ClickLog:
     """A click log from a DataFrame or pyarrow Table with the TSV's columns, one row per shown
-    result: ``session``, ``query`` (or ``query_id``, ``qid``), ``rank`` (1..N), ``docno`` (or
-    ``doc_id``) and ``clicked`` (0/1 or bool); ids strings or integers. Errors name the column or
-    the row (a DataFrame's index label) as the TSV reader names the line.
+    result: ``session``, ``query`` (or ``query_id``, ``q_id``, ``qid``), ``rank`` (1..N),
+    ``doc_id`` (or ``docno``) and ``clicked`` (0/1 or bool); ids strings or integers. Errors
+    name the column or the row (a DataFrame's index label) as the TSV reader names the line.
 
     >>> import pandas as pd
     >>> log = clicklog_from_table(pd.DataFrame({"session": [1, 1, 2, 2], "query": "q1", "rank": [1, 2, 1, 2],
@@ -199,34 +195,28 @@ def clicklog_from_table(data, source: str = "<click log>") -> ClickLog:
     """
     import pyarrow as pa
 
-    from rpdi.metrics.frames import described_type, pick_column
+    from rpdi.metrics import frames
 
-    labels = None
-    if hasattr(data, "itertuples"):  # a pandas DataFrame
-        labels = data.index
-        try:
-            data = pa.Table.from_pandas(data, preserve_index=False)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
-            raise InputError(f"{source}: a column holds values of mixed types: {str(exc).splitlines()[0]}") from None
-    if not isinstance(data, pa.Table):
+    if not (isinstance(data, pa.Table) or hasattr(data, "itertuples")):
         raise InputError(f"{source}: expected a click log's path, a DataFrame or a pyarrow Table, not {type(data).__name__}")
+    wanted = (("session", ("session",), True), ("query", ("query", *frames.QUERY), True), ("rank", ("rank",), False),
+              ("docno", frames.DOC, True), ("clicked", ("clicked",), False))
+    data, labels, names = frames.as_table(data, source, tuple(c for _, choices, _ in wanted for c in choices))
     columns = {}
-    for name, choices, ids in (("session", SESSION, True), ("query", QUERY, True), ("rank", RANK, False),
-                               ("docno", DOC, True), ("clicked", CLICKED, False)):
-        found = pick_column(data.column_names, choices, name, source)
+    for name, choices, ids in wanted:
+        found = frames.pick_column(names, choices, name, source)
         column = data.column(found).combine_chunks()
         kind = column.type
         fits = pa.types.is_integer(kind) or (pa.types.is_string(kind) or pa.types.is_large_string(kind) if ids
                                              else name == "clicked" and pa.types.is_boolean(kind))
         if not fits:
-            raise InputError(f"{source}: column {found} holds {described_type(kind)}, not "
+            raise InputError(f"{source}: column {found} holds {frames.described_type(kind)}, not "
                              f"{'ids (strings or integers)' if ids else 'integers'}")
         if column.null_count:
-            row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
-            raise InputError(f"{source}: row {row if labels is None else labels[row]}: {found} is missing")
+            raise InputError(f"{source}: {frames.row_name(labels, frames.first_null(column))}: {found} is missing")
         columns[name] = column.cast(pa.string() if ids else pa.int64())
     table = pa.table(columns)
-    return _from_columns(table, lambda i: f"{source}: row {i if labels is None else labels[i]}", source)
+    return _from_columns(table, lambda i: f"{source}: {frames.row_name(labels, i)}", source)
 
 
 def _from_columns(table, at, source: str) -> ClickLog:

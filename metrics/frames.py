@@ -115,8 +115,7 @@ def _runs_from_mapping(data: Mapping) -> list[Run]:
 
 def qrels_from_table(data, source: str = "<qrels>") -> Qrels:
     """Qrels from a DataFrame, a pyarrow Table or an iterable of ``Qrel`` namedtuples."""
-    table, labels = _as_table(data, source)
-    names = table.column_names
+    table, labels, names = as_table(data, source)
     topic = _ids(table, pick_column(names, QUERY, "query", source), source, labels)
     docno = _ids(table, pick_column(names, DOC, "document", source), source, labels)
     grade = _numbers(table, pick_column(names, GRADE, "relevance", source), source, labels)
@@ -128,8 +127,7 @@ def diversity_qrels_from_table(data, source: str = "<diversity qrels>") -> Diver
     """Diversity qrels from a DataFrame, a pyarrow Table or ``Qrel`` namedtuples whose
     ``subtopic`` column (else ``iteration``, which ir_measures' diversity measures read as the
     subtopic) names each judgment's subtopic."""
-    table, labels = _as_table(data, source)
-    names = table.column_names
+    table, labels, names = as_table(data, source)
     topic = _ids(table, pick_column(names, QUERY, "query", source), source, labels)
     subtopic = _ids(table, pick_column(names, SUBTOPIC, "subtopic", source), source, labels)
     docno = _ids(table, pick_column(names, DOC, "document", source), source, labels)
@@ -142,8 +140,7 @@ def runs_from_table(data, name: str = "run", source: str | None = None) -> list[
     """The runs of a DataFrame, a pyarrow Table or an iterable of ``ScoredDoc`` namedtuples: one
     named ``name``, or one per value of its ``run`` column (in the order first seen)."""
     source = source or f"<run {name}>"
-    table, labels = _as_table(data, source)
-    names = table.column_names
+    table, labels, names = as_table(data, source)
     topic = _ids(table, pick_column(names, QUERY, "query", source), source, labels)
     docno = _ids(table, pick_column(names, DOC, "document", source), source, labels)
     score = _numbers(table, pick_column(names, SCORE, "score", source), source, labels)
@@ -166,17 +163,25 @@ def is_table(data) -> bool:
     return hasattr(data, "column_names") or hasattr(data, "itertuples")
 
 
-def _as_table(data, source: str):
-    """A pyarrow Table and the row labels errors name (a DataFrame's index; else None: positions)."""
+KNOWN = (*QUERY, *DOC, *GRADE, *SUBTOPIC, RUN_COLUMN)  # the columns qrels and runs are read from
+
+
+def as_table(data, source: str, known: tuple[str, ...] = KNOWN):
+    """A pyarrow Table of the ``known`` columns of ``data`` (the others, a PyTerrier frame's
+    text or query_toks say, are not converted), the row labels errors name (a DataFrame's
+    index when its labels are unique; else None: positions) and the names of all its columns."""
     import pyarrow as pa
 
     if isinstance(data, pa.Table):
-        return data, None
+        return data, None, data.column_names
     if hasattr(data, "itertuples"):  # a pandas DataFrame
+        names = [str(c) for c in data.columns]
+        data = data[[c for c in data.columns if c in known]]
         try:
-            return pa.Table.from_pandas(data, preserve_index=False), data.index
+            table = pa.Table.from_pandas(data, preserve_index=False)
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
             raise InputError(f"{source}: a column holds values of mixed types: {str(exc).splitlines()[0]}") from None
+        return table, data.index if data.index.is_unique else None, names
     if isinstance(data, (str, bytes)) or not hasattr(data, "__iter__"):
         raise InputError(f"{source}: expected a DataFrame, a pyarrow Table, namedtuples, a dict or a path, "
                          f"not {type(data).__name__}")
@@ -186,7 +191,7 @@ def _as_table(data, source: str):
     if rows and not all(hasattr(r, "_fields") for r in rows[:1]):
         raise InputError(f"{source}: expected namedtuples (ir_measures' Qrel or ScoredDoc), "
                          f"not {type(rows[0]).__name__}")
-    return _as_table(pd.DataFrame(rows), source)
+    return as_table(pd.DataFrame(rows), source, known)
 
 
 def pick_column(names, choices: tuple[str, ...], what: str, source: str) -> str:
@@ -197,7 +202,7 @@ def pick_column(names, choices: tuple[str, ...], what: str, source: str) -> str:
     return found[0]
 
 
-def _row(labels, i: int) -> str:
+def row_name(labels, i: int) -> str:
     return f"row {i if labels is None else labels[i]}"
 
 
@@ -210,7 +215,7 @@ def described_type(kind) -> str:
     return "floats" if pa.types.is_floating(kind) else "booleans" if pa.types.is_boolean(kind) else str(kind)
 
 
-def _first_null(column) -> int:
+def first_null(column) -> int:
     return int(np.flatnonzero(to_numpy(call_function("is_null", column)))[0])
 
 
@@ -219,16 +224,18 @@ def _ids(table, name: str, source: str, labels):
     import pyarrow as pa
 
     column = table.column(name).combine_chunks()
+    if not len(column):  # pandas types an empty column as it likes (float64, object)
+        column = pa.array([], pa.string())
     kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)):
         raise InputError(f"{source}: column {name} holds {described_type(kind)}, not ids (strings or integers)")
     if column.null_count:
-        raise InputError(f"{source}: {_row(labels, _first_null(column))}: {name} is missing")
+        raise InputError(f"{source}: {row_name(labels, first_null(column))}: {name} is missing")
     codes = encode(column)
     empty = np.flatnonzero(to_numpy(call_function("binary_length", codes.dictionary)) == 0)
     if empty.size:
         row = int(np.flatnonzero(to_numpy(codes.indices) == empty[0])[0])
-        raise InputError(f"{source}: {_row(labels, row)}: {name} is empty")
+        raise InputError(f"{source}: {row_name(labels, row)}: {name} is empty")
     return codes
 
 
@@ -236,14 +243,16 @@ def _numbers(table, name: str, source: str, labels) -> np.ndarray:
     import pyarrow as pa
 
     column = table.column(name).combine_chunks()
+    if not len(column):  # pandas types an empty column as it likes (object)
+        return np.empty(0)
     if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
         raise InputError(f"{source}: column {name} holds {described_type(column.type)}, not numbers")
     if column.null_count:
-        raise InputError(f"{source}: {_row(labels, _first_null(column))}: {name} is missing (NaN or None)")
+        raise InputError(f"{source}: {row_name(labels, first_null(column))}: {name} is missing (NaN or None)")
     values = to_numpy(column).astype(np.float64)
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
-        raise InputError(f"{source}: {_row(labels, int(bad[0]))}: {name} {values[bad[0]]} is not a finite number")
+        raise InputError(f"{source}: {row_name(labels, int(bad[0]))}: {name} {values[bad[0]]} is not a finite number")
     return values
 
 
@@ -261,8 +270,8 @@ def _check_unique(topic, docno, source: str, labels, rows: np.ndarray, subtopic=
     second = int(order[repeated + 1].min())
     first = int(np.flatnonzero(key == key[second])[0])
     within = "" if subtopic is None else f" subtopic {subtopic[second].as_py()}"
-    raise InputError(f"{source}: {_row(labels, int(rows[second]))}: document {docno[second].as_py()} appears twice "
-                     f"for query {topic[second].as_py()}{within} (first at {_row(labels, int(rows[first]))})")
+    raise InputError(f"{source}: {row_name(labels, int(rows[second]))}: document {docno[second].as_py()} appears twice "
+                     f"for query {topic[second].as_py()}{within} (first at {row_name(labels, int(rows[first]))})")
 
 
 _TABLE_SUFFIXES = (".parquet", ".tsv", ".csv")

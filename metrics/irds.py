@@ -9,6 +9,9 @@ the same way.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.trec import Qrels
 
@@ -32,12 +35,28 @@ def irds_qrels(dataset_id: str) -> Qrels:
     from rpdi.metrics.frames import qrels_from_table
 
     try:
-        rows = list(dataset.qrels_iter())
-    except Exception as exc:  # ir_datasets' download and file errors have many types: one line for each
-        reason = (str(exc).splitlines() or [""])[0]
-        reason = reason if len(reason) <= 160 else reason[:157] + "..."
-        raise InputError(f"{source}: qrels not available (not downloaded, and not downloadable now: "
-                         f"{type(exc).__name__}: {reason})") from None
-    if not rows:
+        with _quiet("ir_datasets"):
+            frame = pd.DataFrame(dataset.qrels_iter())
+    except FileNotFoundError as exc:
+        raise InputError(f"{source}: qrels file missing: {exc.filename or exc}") from None
+    except Exception:  # ir_datasets' download errors have many types, each a long repr: one plain line
+        raise InputError(f"{source}: qrels not available offline and the download failed") from None
+    if frame.empty:
         raise InputError(f"{source}: empty qrels")
-    return qrels_from_table(pd.DataFrame(rows), source)
+    return qrels_from_table(frame, source)
+
+
+@contextlib.contextmanager
+def _quiet(name: str):
+    """Logger ``name`` and its children disabled (ir_datasets logs each download retry to stderr
+    through its own handler, not propagating)."""
+    loggers = [logging.getLogger(name)] + [logging.getLogger(n) for n in list(logging.root.manager.loggerDict)
+                                           if n.startswith(name + ".")]
+    before = [lg.disabled for lg in loggers]
+    for lg in loggers:
+        lg.disabled = True
+    try:
+        yield
+    finally:
+        for lg, disabled in zip(loggers, before):
+            lg.disabled = disabled

@@ -24,17 +24,16 @@ their order; each entry point documents its own:
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable
 
 _NUMBERS = {"floating", "integer", "mixed-integer-float", "decimal", "empty"}
 
 
-def records_frame(records: Iterable[dict], columns: Sequence[str] | None = None):
-    """The records as a DataFrame with typed columns (see the module docstring); ``columns``
-    names the columns of a frame with no records, and orders them otherwise."""
+def records_frame(records: Iterable[dict]):
+    """The records as a DataFrame with typed columns (see the module docstring)."""
     import pandas as pd
 
-    frame = pd.DataFrame.from_records(list(records), columns=list(columns) if columns is not None else None)
+    frame = pd.DataFrame.from_records(list(records))
     for name in frame.columns:
         frame[name] = _typed(frame[name])
     return frame

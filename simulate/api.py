@@ -22,7 +22,7 @@ from rpdi.simulate.settings import check_settings
 from rpdi.simulate.three_way import three_way
 from rpdi.simulate.verdict import ALPHA, verdict
 from rpdi.simulate.worlds import simulate_worlds
-from rpdi.usermodels import BrowsingModel, model_for
+from rpdi.usermodels import BrowsingModel, measure_list, model_for
 from rpdi.usermodels.tie_orders import TieOrders, population_rate
 
 
@@ -104,6 +104,7 @@ def _simulate(qrels, runs, measures, *, users, seed, engine, per_topic, conventi
     if not 0 < alpha < 1:
         raise InputError(f"alpha: must be between 0 and 1, not {alpha}")
     check_ties(ties, ("trec_eval", "expected"), "ties (simulate)")
+    measures = measure_list(measures)
     models = [model_for(m) for m in measures]
     uncertain = is_uncertain(qrels) and isinstance(judgments(qrels), UncertainQrels)
     if check_session_call([m.measure for m in models], sessions, ties, intents=intents):

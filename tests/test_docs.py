@@ -1,10 +1,9 @@
 """The documentation site: it builds offline with warnings as errors (``mkdocs build --strict``),
-and every example in ``docs/`` and the README runs, as a reader would run it.
+and every example in ``docs/`` and the README runs, as a reader would run it: a page's blocks in
+page order, shell and python interleaved, in one fresh folder.
 
-- ```python blocks run in order, one namespace per page; ```pycon blocks are doctests in the same
-  namespace, their printed output checked;
-A page's blocks run in one fresh folder, its shell blocks in order, then its python blocks.
-
+- ```python blocks run in one interpreter per page (one namespace), started at the page's first
+  python block; ```pycon blocks are doctests in the same namespace, their printed output checked;
 - ```console blocks: each ``$ `` line (with its ``\\`` continuation lines) runs in bash and must
   exit 0; the lines shown after it, if any, are its standard output (trailing spaces aside; a line
   ``...`` stands for any number of lines);
@@ -65,7 +64,7 @@ def _commands(body: str) -> list[tuple[str, list[str]]]:
 
 
 def _items():
-    """One item per page: its shell blocks in order, then its python blocks."""
+    """One item per page: its blocks that run, in page order."""
     for page in PAGES:
         name = page.relative_to(ROOT).as_posix()
         blocks = [block for block in _blocks(page) if block[0] in ("console", "sh", "python", "pycon")]
@@ -105,16 +104,19 @@ def _bash(script: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("page, blocks", list(_items()))
-def test_every_example_in_the_docs_runs(page, blocks, place):
-    for lang, body, line in blocks:
-        if lang == "sh":
-            _check(f"{page}:{line}", body, [], place)
-        elif lang == "console":
-            for command, shown in _commands(body):
-                _check(f"{page}:{line}: {command}", command, shown, place)
-    python = [block for block in blocks if block[0] in ("python", "pycon")]
-    if python:
-        _run_python(python, page, place)
+def test_every_example_in_the_docs_runs(page, blocks, place, tmp_path_factory):
+    python = _Python(place, tmp_path_factory.mktemp("stderr") / "python.err")
+    try:
+        for lang, body, line in blocks:
+            if lang == "sh":
+                _check(f"{page}:{line}", body, [], place)
+            elif lang == "console":
+                for command, shown in _commands(body):
+                    _check(f"{page}:{line}: {command}", command, shown, place)
+            else:
+                python.run(lang, body, f"{page}:{line}", line)
+    finally:
+        python.close()
 
 
 def _check(where: str, script: str, shown: list[str], place: Path) -> None:
@@ -126,28 +128,56 @@ def _check(where: str, script: str, shown: list[str], place: Path) -> None:
             + "\n\nthe command printed:\n" + "\n".join(actual)
 
 
-# a page's python and pycon blocks, run in a process of their own (a block may register a measure)
+DONE = "\0block done: "  # the driver's answer after each block: the failure (JSON), "" if none
+# a page's python and pycon blocks, run in a process of their own (a block may register a measure),
+# one block per line of its standard input
 DRIVER = """
-import contextlib, doctest, io, json, sys
+import contextlib, doctest, io, json, sys, traceback
 namespace = {"__name__": "__main__"}
 runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-for lang, body, line in json.load(sys.stdin):
-    where = f"{sys.argv[1]}:{line}"
-    if lang == "python":
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(compile(body, where, "exec"), namespace)
-        continue
-    report = io.StringIO()
-    test = doctest.DocTestParser().get_doctest(body, namespace, where, where, line)
-    if runner.run(test, out=report.write, clear_globs=False).failed:
-        sys.exit(report.getvalue())
-"""
+for message in sys.stdin:
+    lang, body, where, line = json.loads(message)
+    failure = ""
+    try:
+        if lang == "python":
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(compile(body, where, "exec"), namespace)
+        else:
+            report = io.StringIO()
+            test = doctest.DocTestParser().get_doctest(body, namespace, where, where, line)
+            if runner.run(test, out=report.write, clear_globs=False).failed:
+                failure = report.getvalue()
+    except (Exception, SystemExit):
+        failure = traceback.format_exc()
+    print(%r + json.dumps(failure), flush=True)
+""" % DONE
 
 
-def _run_python(blocks, page: str, place: Path) -> None:
-    done = subprocess.run([sys.executable, "-c", DRIVER, page], input=json.dumps(blocks), cwd=place,
-                          capture_output=True, text=True, timeout=300, env={**os.environ, **ENV})
-    assert done.returncode == 0, done.stderr
+class _Python:
+    """The interpreter of a page's python blocks, started at the first one."""
+
+    def __init__(self, place: Path, errors: Path):
+        self.place, self.errors, self.process = place, errors, None
+
+    def run(self, lang: str, body: str, where: str, line: int) -> None:
+        if self.process is None:
+            self.process = subprocess.Popen([sys.executable, "-c", DRIVER], stdin=subprocess.PIPE,
+                                            stdout=subprocess.PIPE, stderr=self.errors.open("w"), text=True,
+                                            cwd=self.place, env={**os.environ, **ENV})
+        self.process.stdin.write(json.dumps([lang, body, where, line]) + "\n")
+        self.process.stdin.flush()
+        for answer in self.process.stdout:  # lines a block's subprocesses print, then the answer
+            if answer.startswith(DONE):
+                failure = json.loads(answer[len(DONE):])
+                assert not failure, f"{where}:\n{failure}"
+                return
+        raise AssertionError(f"{where}: python ended\n{self.errors.read_text()}")
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.stdin.close()
+            if self.process.wait(timeout=60):
+                raise AssertionError(f"python ended with status {self.process.returncode}\n{self.errors.read_text()}")
 
 
 def test_the_reference_fences_the_docstrings_doctests():

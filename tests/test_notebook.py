@@ -111,7 +111,7 @@ def test_fit_a_click_log_frame(tmp_path):
     bad = rows.assign(clicked=rows["clicked"].astype(float) / 2)
     with pytest.raises(InputError, match=r"^<click log>: column clicked holds floats, not integers$"):
         rpdi.fit("RBP", bad)
-    with pytest.raises(InputError, match=r"^<click log>: no docno column \(expected one of docno, doc_id; found"):
+    with pytest.raises(InputError, match=r"^<click log>: no docno column \(expected one of doc_id, docno; found"):
         rpdi.fit("RBP", rows.drop(columns="docno"))
 
 
@@ -169,3 +169,20 @@ def test_diversity_qrels_and_table_files_with_colons(tmp_path):
     want = rpdi.evaluate(plain, {"r": run}, ["P@2", "AP"])
     assert want[0]["value"] == 0.5 and "sd" not in want[0]  # not evaluated over judgment worlds
     assert rpdi.evaluate(str(tsv), {"r": run}, ["P@2", "AP"]) == rpdi.evaluate(str(parquet), {"r": run}, ["P@2", "AP"]) == want
+
+
+def test_one_measure_is_a_list_of_one_and_a_non_measure_a_one_line_error(notebook):
+    """A single name (or Measure, model) as ``measures`` is that one measure, as a notebook user
+    writes ``rpdi.evaluate(qrels, runs, "AP")``; 5 or [5] is an InputError naming it."""
+    qrels, runs, _, _ = notebook
+    calls = {"evaluate": lambda m: rpdi.evaluate(qrels, runs, m),
+             "simulate": lambda m: rpdi.simulate(qrels, runs, m, users=50, seed=1),
+             "compare": lambda m: rpdi.compare(qrels, runs, m, resamples=20),
+             "properties": lambda m: rpdi.properties(m)}
+    for name, call in calls.items():
+        assert call("P@5") == call(["P@5"]), name
+        assert call(rpdi.parse_measure("P@5")) == call(["P@5"]), name
+        with pytest.raises(InputError, match="not int"):
+            call(5)
+        with pytest.raises(InputError, match="measure 5: .* not int"):
+            call([5])

@@ -33,7 +33,7 @@ from rpdi.usermodels.rbp import RBP
 from rpdi.usermodels.rbp2 import RBP2
 from rpdi.usermodels.rr import ReciprocalRank
 from rpdi.usermodels.rr2 import RR2
-from rpdi.usermodels.scoring import evaluate, resolve, score
+from rpdi.usermodels.scoring import evaluate, measure_list, resolve, score
 from rpdi.usermodels.sdcg import SessionDCG
 from rpdi.usermodels.srbp import SessionRBP
 from rpdi.usermodels.set_measure import SET
@@ -82,5 +82,5 @@ def model_for(measure, base: str | None = None) -> BrowsingModel:
     return cls(m)
 
 
-__all__ = ["MODELS", "DIVERSITY_MODELS", "SESSION_MODELS", "model_for", "evaluate", "score", "resolve", "exact", "Expectations", "AGGREGATIONS",
+__all__ = ["MODELS", "DIVERSITY_MODELS", "SESSION_MODELS", "model_for", "evaluate", "score", "resolve", "measure_list", "exact", "Expectations", "AGGREGATIONS",
            "CONVENTIONS", "BrowsingModel", "Branch", "At", "geometric"]

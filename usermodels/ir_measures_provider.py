@@ -163,8 +163,11 @@ class RpdiEvaluator(providers.Evaluator):
 
     def __init__(self, measures: list, parsed: list[Measure], qrels):
         super().__init__(measures, set(qrels.topic.dictionary.to_pylist()))
-        self.parsed, self.qrels = parsed, qrels
-        self.by_text = {p.text: m for p, m in zip(parsed, measures)}  # the records name rpdi's measures
+        self.qrels = qrels
+        self.by_text = {}  # the records name rpdi's measures; several of ir_measures' may name one
+        for p, m in zip(parsed, measures):
+            self.by_text.setdefault(p.text, []).append(m)
+        self.parsed = list({p.text: p for p in parsed}.values())
 
     def _records(self, run) -> list[dict]:
         runs = runs_from(run, "<run>")
@@ -187,11 +190,11 @@ class RpdiEvaluator(providers.Evaluator):
                                [Metric(q, m, m.DEFAULT) for m in self.measures for q in sorted(self.qrel_qids)])
         aggregated, per_query = {}, []
         for record in self._records(run):
-            m = self.by_text[record["measure"]]
-            if record["topic"] == "all":
-                aggregated[m] = record["value"]
-            else:
-                per_query.append(Metric(query_id=record["topic"], measure=m, value=record["value"]))
+            for m in self.by_text[record["measure"]]:
+                if record["topic"] == "all":
+                    aggregated[m] = record["value"]
+                else:
+                    per_query.append(Metric(query_id=record["topic"], measure=m, value=record["value"]))
         return CalcResults(aggregated, per_query)
 
 

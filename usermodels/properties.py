@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from rpdi.metrics.errors import InputError
+from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.properties import Analysis, analyse, closed_form_scorer, grades_for
 from rpdi.metrics.records import records_frame
+from rpdi.usermodels.base import BrowsingModel
 from rpdi.usermodels.exact import exact
 from rpdi.usermodels.plugin import is_plugin
+from rpdi.usermodels.scoring import measure_list, resolve
 
 
 def model_scorer(model_for_depth):
@@ -41,10 +44,12 @@ def properties(measures, *, model: bool = False, as_frame: bool = False):
     from rpdi.usermodels import model_for
 
     records = []
-    for text in measures:
+    for given in measure_list(measures):
+        text = resolve(given)  # a name, or the Measure of a model or of a name
+        text = text.text if isinstance(text, Measure) else text
         try:
-            if model or is_plugin(text):
-                analysis = analyse_model(model_for(text))
+            if model or is_plugin(text) or isinstance(given, (BrowsingModel, type)):
+                analysis = analyse_model(model_for(given))
             else:
                 m = parse_measure(text)
                 analysis = analyse(closed_form_scorer(m), k=int(m.cutoff or 10), grades=grades_for(m))

@@ -25,6 +25,7 @@ import functools
 
 from rpdi.metrics import evaluate as metrics_evaluate
 from rpdi.metrics import score as metrics_score
+from rpdi.metrics.errors import InputError
 from rpdi.metrics.ir_measures_names import ir_measures_text
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.uncertain import UncertainQrels
@@ -32,6 +33,36 @@ from rpdi.metrics.records import records_frame
 from rpdi.metrics.uncertain_eval import evaluate as evaluate_worlds, is_uncertain, judgments
 from rpdi.usermodels.base import BrowsingModel
 from rpdi.usermodels.plugin import is_plugin, load_plugin
+
+
+def _is_measure(measure) -> bool:
+    return (isinstance(measure, (str, Measure, BrowsingModel)) or ir_measures_text(measure) is not None
+            or isinstance(measure, type) and issubclass(measure, BrowsingModel))
+
+
+def measure_list(measures) -> list:
+    """The measures an entry point is given, as a list: one measure (a name, a Measure, an
+    ir_measures Measure, a BrowsingModel class or instance) is a list of one; InputError for
+    anything else.
+
+    >>> measure_list("P@5"), measure_list(("P@5", "AP"))
+    (['P@5'], ['P@5', 'AP'])
+    """
+    if _is_measure(measures):
+        return [measures]
+    try:
+        listed = list(measures)
+    except TypeError:
+        raise InputError(f"measures: a measure or a list of measures, not {type(measures).__name__}") from None
+    for m in listed:
+        if not _is_measure(m):
+            raise _not_a_measure(m)
+    return listed
+
+
+def _not_a_measure(measure) -> InputError:
+    return InputError(f"measure {measure!r}: a measure is a name, a Measure, an ir_measures Measure or a "
+                      f"BrowsingModel (class or instance), not {type(measure).__name__}")
 
 
 def resolve(measure, base: str | None = None):
@@ -49,13 +80,12 @@ def resolve(measure, base: str | None = None):
         return measure
     if ir_measures_text(measure) is not None:
         return ir_measures_text(measure)
-    raise TypeError(f"a measure is a name, a Measure, an ir_measures Measure or a BrowsingModel "
-                    f"(class or instance), not {type(measure).__name__}")
+    raise _not_a_measure(measure)
 
 
 @functools.wraps(metrics_evaluate)
 def evaluate(qrels, runs, measures, *, as_frame: bool = False, **options):
-    measures = [resolve(m) for m in measures]
+    measures = [resolve(m) for m in measure_list(measures)]
     if is_uncertain(qrels):  # grade distributions: scores over judgment worlds
         qrels = judgments(qrels)
         if isinstance(qrels, UncertainQrels):

@@ -42,6 +42,21 @@ def test_init_copies_the_template_and_never_overwrites(run_cli, tmp_path, monkey
     assert status == 0 and (tmp_path / "deeper/folder/x.toml").read_text() == TEMPLATE.read_text()
 
 
+def test_init_writes_the_schema_the_template_names_beside_it_unless_it_exists(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = run_cli(["init", "a/x.toml"])
+    assert status == 0 and "wrote a/config.schema.json" in out
+    first = (tmp_path / "a/x.toml").read_text().splitlines()[0]
+    assert first == "#:schema ./config.schema.json"
+    assert (tmp_path / "a" / first.split("./")[1]).read_text() == SCHEMA_FILE.read_text()
+    (tmp_path / "a/config.schema.json").write_text("{}")  # one's own: kept
+    status, out, _ = run_cli(["init", "a/y.toml"])
+    assert status == 0 and "kept a/config.schema.json" in out
+    assert (tmp_path / "a/config.schema.json").read_text() == "{}"
+    status, _, _ = run_cli(["init"])
+    assert status == 0 and (tmp_path / "config.schema.json").read_text() == SCHEMA_FILE.read_text()
+
+
 def test_the_shipped_schema_is_the_generated_one_and_rpdi_schema_prints_it(run_cli):
     shipped = SCHEMA_FILE.read_text()
     assert json.loads(shipped) == config_schema(), \

@@ -198,3 +198,29 @@ def test_diversity_qrels_read_the_subtopic_or_iteration_column(tmp_path):
     twice = pd.DataFrame(judged + [("1", "b", "d2", 1)], columns=["query_id", "subtopic", "doc_id", "relevance"])
     with pytest.raises(InputError, match=r"row 4: document d2 appears twice for query 1 subtopic b \(first at row 2\)$"):
         diversity_qrels_from_table(twice)
+
+
+def test_pyterrier_columns_are_left_alone_and_empty_columns_of_any_dtype_are_empty(files):
+    """A PyTerrier frame's text and query_toks (a column of mixed types, one of dicts) are not
+    converted; an empty run frame, whose columns pandas types float64 or object, is an empty run."""
+    _, paths = files
+    run = long(RUNS["bm25"], "score", query_id="qid", doc_id="docno")
+    run["text"] = ["a passage", 3, None, b"bytes", 2.5]
+    run["query_toks"] = [{"a": 1.0}] * len(run)
+    assert rows(runs_from({"bm25": run})[0]) == rows(read_run(paths["bm25"]))
+    for empty in (pd.DataFrame({"query_id": [], "doc_id": [], "score": []}),
+                  pd.DataFrame(columns=["query_id", "doc_id", "score"])):
+        assert rows(runs_from({"r": empty})[0]) == []
+    assert rows(qrels_from(pd.DataFrame({"query_id": [], "doc_id": [], "relevance": []}))) == []
+
+
+def test_rows_are_named_by_position_when_the_index_repeats():
+    run = long(RUNS["bm25"], "score")
+    joined = pd.concat([run.iloc[:2], run.iloc[:2].assign(doc_id=["d7", "d8"], score=[1.0, np.nan])])
+    assert joined.index.tolist() == [0, 1, 0, 1]
+    with pytest.raises(InputError, match=r"^<run bm25>: row 3: score is missing \(NaN or None\)$"):
+        runs_from({"bm25": joined})
+    run.index = [f"r{i}" for i in range(len(run))]  # unique labels name the row
+    run.loc["r2", "score"] = np.nan
+    with pytest.raises(InputError, match=r"^<run bm25>: row r2: score is missing"):
+        runs_from({"bm25": run})

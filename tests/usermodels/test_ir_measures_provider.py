@@ -78,6 +78,30 @@ def test_every_input_ir_measures_takes(collection):
     evaluator = provider.evaluator(measures, qrels)  # one qrels, several runs
     assert evaluator.calc_aggregate(run_frame) == evaluator.calc_aggregate(run) == expected
     assert provider.calc_aggregate(measures, qrels, {}) == {m: 0.0 for m in measures}
+    empty = pd.DataFrame(columns=["query_id", "doc_id", "score"])  # pandas: object columns, or float64
+    assert provider.calc_aggregate(measures, qrels, empty) == {m: 0.0 for m in measures}
+    assert provider.calc_aggregate(measures, qrels, empty.astype(float)) == {m: 0.0 for m in measures}
+
+
+def test_measures_with_one_rpdi_name_each_get_its_value(collection):
+    """Several of ir_measures' measures naming one rpdi measure each get its value, per topic and
+    aggregated: P@2 and P(rel=1)@2, nDCG@10 and nDCG(dcg='log2')@10 (one measure to ir_measures
+    too), a model's class and its module path (two to ir_measures)."""
+    qrels, run = collection
+    model = two_strikes.TwoStrikes(n=4, cutoff=8)
+    named = {ir_measures.P @ 2: "P@2", ir_measures.P(rel=1) @ 2: "P@2", ir_measures.nDCG @ 10: "nDCG@10",
+             ir_measures.nDCG(dcg="log2") @ 10: "nDCG@10", measure(model): model,
+             measure("rpdi.usermodels.examples.two_strikes:TwoStrikes(n=4)@8"): model}
+    measures = [ir_measures.P @ 2, ir_measures.P(rel=1) @ 2, ir_measures.nDCG @ 10,
+                ir_measures.nDCG(dcg="log2") @ 10, *list(named)[-2:]]
+    total, per_topic = rpdi_values(qrels, run, ["P@2", "nDCG@10", model])
+    texts = dict(zip(["P@2", "nDCG@10", model], total))  # rpdi's name of each
+    got = provider.calc_aggregate(measures, qrels, run)
+    assert [got[m] for m in measures] == [total[texts[named[m]]] for m in measures]
+    metrics = list(provider.iter_calc(measures, qrels, run))
+    assert len(metrics) == len(set(measures)) * len(qrels) == 4 * len(qrels)
+    assert {(x.measure, x.query_id): x.value for x in metrics} == {
+        (m, q): per_topic[(texts[named[m]], q)] for m in set(measures) for q in qrels}
 
 
 def test_ir_measures_names_keep_ir_measures_meaning(collection):
