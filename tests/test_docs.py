@@ -25,6 +25,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -153,6 +154,9 @@ for message in sys.stdin:
 """ % DONE
 
 
+BLOCK_SECONDS = 300  # a python block that takes longer fails the page
+
+
 class _Python:
     """The interpreter of a page's python blocks, started at the first one."""
 
@@ -166,12 +170,17 @@ class _Python:
                                             cwd=self.place, env={**os.environ, **ENV})
         self.process.stdin.write(json.dumps([lang, body, where, line]) + "\n")
         self.process.stdin.flush()
-        for answer in self.process.stdout:  # lines a block's subprocesses print, then the answer
-            if answer.startswith(DONE):
-                failure = json.loads(answer[len(DONE):])
-                assert not failure, f"{where}:\n{failure}"
-                return
-        raise AssertionError(f"{where}: python ended\n{self.errors.read_text()}")
+        watchdog = threading.Timer(BLOCK_SECONDS, self.process.kill)  # a hung block ends the interpreter
+        watchdog.start()
+        try:
+            for answer in self.process.stdout:  # lines a block's subprocesses print, then the answer
+                if answer.startswith(DONE):
+                    failure = json.loads(answer[len(DONE):])
+                    assert not failure, f"{where}:\n{failure}"
+                    return
+        finally:
+            watchdog.cancel()
+        raise AssertionError(f"{where}: python ended (or ran over {BLOCK_SECONDS} s)\n{self.errors.read_text()}")
 
     def close(self) -> None:
         if self.process is not None:
