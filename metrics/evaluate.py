@@ -140,10 +140,15 @@ def load_runs(runs) -> list[Run]:
     return [r if isinstance(r, Run) else r.done(read[id(r)]) if id(r) in read else r.read() for r in runs]
 
 
+BATCH_BYTES = 4 << 20  # runs read and scored together up to this many bytes of files: the readers' threads and
+# the measures' vectors then serve several small runs at once, while a large run is a batch of its own
+
+
 def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
-    """The runs, in the order given, in the batches evaluated together: one run at a time, each
-    read only when its turn comes, so that memory is bounded by the largest run and not by
-    their number; all at once if a measure compares each run with the first (RBO). Two runs of
+    """The runs, in the order given, in the batches evaluated together: consecutive run files until
+    their bytes reach :data:`BATCH_BYTES` (a run in memory or from standard input alone), each batch
+    read only when its turn comes, so that memory is bounded by the largest run plus the batch
+    size and not by their number; all at once if a measure compares each run with the first (RBO). Two runs of
     one name are an InputError before any is read.
 
     >>> [[r.name for r in batch] for batch in run_batches({"a": {"1": {"x": 1}}, "b": {"1": {"y": 1}}})]
@@ -160,8 +165,27 @@ def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
     if len(items) < 2 or any(m.spec.between_runs for m in measures):
         yield load_runs(items)
         return
+    batch, size = [], 0
     for item in items:
-        yield load_runs([item])
+        batch.append(item)
+        size += _file_size(item)
+        if size >= BATCH_BYTES:
+            yield load_runs(batch)
+            batch, size = [], 0
+    if batch:
+        yield load_runs(batch)
+
+
+def _file_size(item) -> int:
+    """Bytes of a run file (on disk, compressed or not); a run in memory or standard input counts as
+    a whole batch."""
+    path = item.path if isinstance(item, RunFile) else item
+    if isinstance(path, (str, os.PathLike)) and os.fspath(path) != "-":
+        try:
+            return os.path.getsize(path)
+        except OSError:
+            return 0  # the reader names the file
+    return BATCH_BYTES
 
 
 def compute(rankings: Rankings, measures: Sequence[Measure], compat: str = "trec_eval",

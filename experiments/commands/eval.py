@@ -3,17 +3,20 @@ expectation), as a table, CSV, JSON or trec_eval's lines."""
 
 from __future__ import annotations
 
+import os
+
 from rpdi.experiments.commands import worlds
 from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
 from rpdi.experiments.formats import format_eval, session_note
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.evaluate import evaluate, expand
+from rpdi.metrics.evaluate import BATCH_BYTES, evaluate, expand
 from rpdi.metrics.trec_report import trec_report
 from rpdi.metrics.uncertain import UncertainQrels
 
 
 def run(args) -> str:
-    _return_freed_memory()
+    if any(_size(path) >= BATCH_BYTES for path in args.runs):  # large runs: memory before speed
+        _return_freed_memory()
     names = measure_names(args)
     measures = resolved_measures(names)
     parsed = expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
@@ -53,10 +56,20 @@ def run(args) -> str:
     return format_eval(records, args.format, args.digits)
 
 
+def _size(path: str) -> int:
+    """Bytes of a run file given as PATH or NAME=PATH (0 for standard input or a missing file: the
+    reader names it)."""
+    for candidate in (path, path.split("=", 1)[-1]):
+        if candidate != "-" and os.path.isfile(candidate):
+            return os.path.getsize(candidate)
+    return 0
+
+
 def _return_freed_memory() -> None:
     """Make the memory of one run, freed, go back to the system before the next run is read, so
-    that eval's peak is that of its largest run, not a sum (runs are evaluated one at a time,
-    :func:`~metrics.evaluate.run_batches`): pyarrow allocates with the C library's malloc
+    that eval's peak is that of its largest run, not a sum (runs are evaluated a batch at a time,
+    :func:`~metrics.evaluate.run_batches`; only for runs of a batch's size or more, as the many
+    maps and unmaps cost small runs a third of their time): pyarrow allocates with the C library's malloc
     rather than its mimalloc pool (which keeps tens of MiB of a file read), and glibc's malloc
     maps every block of 128 KiB or more of its own (by default it raises that threshold to the
     largest block freed, and the run's arrays then stay in its heap)."""

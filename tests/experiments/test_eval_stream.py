@@ -1,5 +1,6 @@
 """``rpdi eval`` over many runs: one run at a time, the same bytes as all at once; and its start-up."""
 
+import os
 import subprocess
 import sys
 
@@ -45,7 +46,7 @@ def _collection(directory, depths=(30, 30, 30, 30, 30)):
 MEASURES = ["P@10", "AP", "RR", "nDCG@10", "nDCG", "bpref", "RBP(p=0.8)", "ERR@20"]
 
 
-def test_one_run_at_a_time_gives_the_bytes_of_all_at_once(tmp_path):
+def test_one_run_at_a_time_gives_the_bytes_of_all_at_once(tmp_path, monkeypatch):
     """Runs evaluated one after another (run_batches) give what evaluating them together gives:
     trec_eval's lines, -q and -c, and the records, to the last bit."""
     from rpdi.metrics.evaluate import _records, expand, load_runs, prepare, run_batches
@@ -53,7 +54,14 @@ def test_one_run_at_a_time_gives_the_bytes_of_all_at_once(tmp_path):
     from rpdi.metrics.trec_report import _block, trec_report
 
     qrels, runs = _collection(tmp_path)
-    assert [len(b) for b in run_batches(runs, expand(MEASURES))] == [1] * 5  # one at a time
+    sizes = [os.path.getsize(r) for r in runs]
+    module = sys.modules["rpdi.metrics.evaluate"]  # (rpdi.metrics.evaluate is also the function's name)
+    monkeypatch.setattr(module, "BATCH_BYTES", sum(sizes))  # all five files make one batch
+    assert [len(b) for b in run_batches(runs, expand(MEASURES))] == [5]
+    monkeypatch.setattr(module, "BATCH_BYTES", sizes[0] + sizes[1])  # the first two files fill a batch
+    assert [len(b) for b in run_batches(runs, expand(MEASURES))][0] == 2
+    monkeypatch.setattr(module, "BATCH_BYTES", 1)  # one at a time
+    assert [len(b) for b in run_batches(runs, expand(MEASURES))] == [1] * 5
     together = prepare(qrels, load_runs(runs))
     assert len(together[0].runs) == 5 and together[1] is not None  # all at once, with integer grades
     parsed = expand(MEASURES)
