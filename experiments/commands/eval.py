@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from rpdi.experiments.commands import worlds
-from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
+from rpdi.experiments.commands.inputs import collection, measure_names, named_runs, resolved_measures
 from rpdi.experiments.formats import format_eval, session_note
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import BATCH_BYTES, evaluate, expand
@@ -15,7 +15,8 @@ from rpdi.metrics.uncertain import UncertainQrels
 
 
 def run(args) -> str:
-    if any(_size(path) >= BATCH_BYTES for path in args.runs):  # large runs: memory before speed
+    if any(os.path.isfile(path) and os.path.getsize(path) >= BATCH_BYTES  # large runs: memory before speed
+           for _, path in named_runs(args.runs)):
         _return_freed_memory()
     names = measure_names(args)
     measures = resolved_measures(names)
@@ -54,15 +55,6 @@ def run(args) -> str:
                 raise InputError(f"measure {text!r}: too large to evaluate ({reason})") from None
         raise InputError(f"too large to evaluate ({reason})") from None
     return format_eval(records, args.format, args.digits)
-
-
-def _size(path: str) -> int:
-    """Bytes of a run file given as PATH or NAME=PATH (0 for standard input or a missing file: the
-    reader names it)."""
-    for candidate in (path, path.split("=", 1)[-1]):
-        if candidate != "-" and os.path.isfile(candidate):
-            return os.path.getsize(candidate)
-    return 0
 
 
 def _return_freed_memory() -> None:
