@@ -105,8 +105,8 @@ class RunFile:
 
 
 def run_items(runs) -> list:
-    """The runs given, in order: paths of TREC run files and :class:`RunFile` objects, not read
-    yet; :class:`Run` objects; and, read into Runs (:func:`metrics.frames.runs_from`): runs in
+    """The runs given, in order: TREC run files as :class:`RunFile` objects (paths wrapped), not
+    read yet; :class:`Run` objects; and, read into Runs (:func:`metrics.frames.runs_from`): runs in
     memory (DataFrames or pyarrow Tables, several runs in one told apart by a ``run`` column;
     ir_measures ``ScoredDoc`` namedtuples; ``{name: {topic: {docno: score}}}``) and TSV/CSV
     (header row) or parquet files."""
@@ -119,9 +119,10 @@ def run_items(runs) -> list:
         return runs_from(items)
     out = []
     for i, item in enumerate(items):
-        if isinstance(item, (Run, RunFile)) or (isinstance(item, (str, os.PathLike))
-                                               and read_table_file(os.fspath(item), header_only=True) is None):
+        if isinstance(item, (Run, RunFile)):
             out.append(item)
+        elif isinstance(item, (str, os.PathLike)) and read_table_file(os.fspath(item), header_only=True) is None:
+            out.append(RunFile(os.fspath(item)))
         elif isinstance(item, (str, os.PathLike, Mapping)):
             out += runs_from(item)
         else:  # a table among others: named by its place, as runs_from names it
@@ -132,7 +133,7 @@ def run_items(runs) -> list:
 def load_runs(runs) -> list[Run]:
     """Every run of :func:`run_items` read (TREC run files concurrently, sharing one docno
     dictionary)."""
-    runs = [r if isinstance(r, (Run, RunFile)) else RunFile(os.fspath(r)) for r in run_items(runs)]
+    runs = run_items(runs)
     files = [r for r in runs if isinstance(r, RunFile) and read_table_file(r.path, header_only=True) is None]
     if len(files) < 2:
         return [r.read() if isinstance(r, RunFile) else r for r in runs]
@@ -155,8 +156,7 @@ def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
     [['a'], ['b']]
     """
     items = run_items(runs)
-    names = [(r.name, r.source) if isinstance(r, Run) else (r.run_name, r.path) if isinstance(r, RunFile)
-             else ("stdin" if os.fspath(r) == "-" else run_name(r), os.fspath(r)) for r in items]
+    names = [(r.name, r.source) if isinstance(r, Run) else (r.run_name, r.path) for r in items]
     seen = [name for name, _ in names]
     dup = next((n for n in seen if seen.count(n) > 1), None)
     if dup is not None:
@@ -179,10 +179,9 @@ def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
 def _file_size(item) -> int:
     """Bytes of a run file (on disk, compressed or not); a run in memory or standard input counts as
     a whole batch."""
-    path = item.path if isinstance(item, RunFile) else item
-    if isinstance(path, (str, os.PathLike)) and os.fspath(path) != "-":
+    if isinstance(item, RunFile) and item.path != "-":
         try:
-            return os.path.getsize(path)
+            return os.path.getsize(item.path)
         except OSError:
             return 0  # the reader names the file
     return BATCH_BYTES
