@@ -1,7 +1,8 @@
 """Docnos as bytes: their byte order, and a table that finds a run's docnos among the qrels'.
 
-Both read a pyarrow string array's data buffer as a zero-padded (strings, width) byte matrix;
-pyarrow.compute is not used (importing it would cost every start-up a second of CPU time).
+Both read each string of a pyarrow string array as a row of 64-bit words gathered from its data
+buffer (:func:`words`); pyarrow.compute is not used (importing it would cost every start-up a
+second of CPU time).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from rpdi.metrics.trec import string_offsets
 @dataclass(frozen=True)
 class DocnoTable:
     """The qrels' docnos by a 64-bit hash of their bytes: ``hashes`` (one per docno code, all
-    distinct), ``docnos`` (numpy bytes, for the exact check) and ``table``, an open-addressing
-    table (linear probing, at most half full) of the codes by hash, -1 where empty.
+    distinct), ``words`` and ``sizes`` (their bytes as :func:`words` and their lengths, for the
+    exact check) and ``table``, an open-addressing table (linear probing, at most half full) of
+    the codes by hash, -1 where empty.
 
     >>> import pyarrow as pa
     >>> DocnoTable.of(pa.array(["d1", "d22", "é"])).codes(pa.array(["x", "é", "d1", "d1\\x00"])).tolist()
@@ -25,7 +27,8 @@ class DocnoTable:
     """
 
     hashes: np.ndarray
-    docnos: np.ndarray
+    words: np.ndarray
+    sizes: np.ndarray
     table: np.ndarray
 
     @classmethod
@@ -34,12 +37,13 @@ class DocnoTable:
         (numpy's bytes compare equal with or without trailing NULs), two hashes collide or the
         bytes would take more than SORT_BYTES."""
         offsets = string_offsets(strings)
-        width = -(-max(int(np.diff(offsets).max(initial=0)), 1) // 8) * 8  # whole 64-bit words
+        sizes = np.diff(offsets)
+        n_words = _n_words(sizes)
         data = strings.buffers()[2]
-        if len(strings) * width > SORT_BYTES or (data is not None and
-                                                 not np.frombuffer(data, np.uint8)[offsets[0]:offsets[-1]].all()):
+        if len(strings) * n_words * 8 > SORT_BYTES or (data is not None and
+                                                       not np.frombuffer(data, np.uint8)[offsets[0]:offsets[-1]].all()):
             return None
-        matrix = padded(strings, np.arange(len(strings)), width)
+        matrix = words(strings, np.arange(len(strings)), n_words)
         hashes = _hash(matrix)
         if len(np.unique(hashes)) < len(hashes):
             return None
@@ -51,26 +55,26 @@ class DocnoTable:
             table[wanted] = pending[empty][first]
             left = table[slot] != pending
             pending, slot = pending[left], (slot[left] + 1) & (len(table) - 1)
-        for array in (hashes, table):
+        for array in (hashes, matrix, sizes, table):
             array.flags.writeable = False
-        return cls(hashes, matrix.view(f"S{width}").ravel(), table)
+        return cls(hashes, matrix, sizes, table)
 
     def codes(self, strings) -> np.ndarray:
         """The int64 code of each entry of the pyarrow string array ``strings``: the index of the
         same docno in the table's, else the table's size + its own index. Its hash is looked up
         in the table, then the bytes are compared."""
-        Nq, width = len(self.hashes), self.docnos.dtype.itemsize
+        Nq, n_words = self.words.shape
         size = np.diff(string_offsets(strings))
         codes = Nq + np.arange(len(strings))
-        fits = np.flatnonzero(size <= width)  # longer than every docno of the table: not in it
+        fits = np.flatnonzero(size <= 8 * n_words)  # longer than every docno of the table: not in it
         if len(fits) and Nq:
-            matrix = padded(strings, fits, width)
+            matrix = words(strings, fits, n_words)
             hit = self._probe(_hash(matrix))
-            # equal as numpy bytes, and not by trailing NULs (the table's docnos have none)
-            ends_nul = (matrix[np.arange(len(fits)), np.maximum(size[fits] - 1, 0)] == 0) & (size[fits] > 0)
-            found = (hit >= 0) & ~ends_nul
-            found[found] = self.docnos[hit[found]] == matrix[found].view(f"S{width}").ravel()
-            codes[fits[found]] = hit[found]
+            found = np.flatnonzero(hit >= 0)
+            same = self.sizes[hit[found]] == size[fits[found]]  # equal bytes, not equal but for trailing NULs
+            for k in range(n_words):
+                same &= self.words[hit[found], k] == matrix[found, k]
+            codes[fits[found[same]]] = hit[found[same]]
         return codes
 
     def _probe(self, wanted: np.ndarray) -> np.ndarray:
@@ -94,57 +98,79 @@ def _slot(hashes: np.ndarray, size: int) -> np.ndarray:
 
 
 def _hash(matrix: np.ndarray) -> np.ndarray:
-    """A uint64 hash of each row of a (strings, 8 k) uint8 matrix: xor in each 64-bit word, then
-    multiply by an odd constant (one word: a one-to-one map)."""
+    """A uint64 hash of each row of a (strings, words) uint64 matrix (:func:`words`): xor in each
+    word, then multiply by an odd constant (one word: a one-to-one map)."""
     h = np.zeros(len(matrix), dtype=np.uint64)
-    for word in matrix.view(np.uint64).T:
+    for word in matrix.T:
         h = (h ^ word) * np.uint64(0x9E3779B97F4A7C15)
     return h
 
 
-SORT_BYTES = 1 << 27  # the largest (strings x longest string) byte matrix built
+SORT_BYTES = 1 << 27  # the largest (strings x longest string) word matrix built
 
 
 def byte_order(strings, codes: np.ndarray) -> np.ndarray:
     """The order that sorts ``strings[codes]`` (a pyarrow string array) by their UTF-8 bytes.
 
-    Each string's bytes are taken from the array's data buffer as one row of a zero-padded byte
-    matrix (a window of the buffer, its bytes past the string's end set to 0), read as
-    big-endian 64-bit words (whose integer order is the bytes' order) and sorted by the words,
-    then by length (a string padded with NULs ties with its prefix); past ``SORT_BYTES`` as
-    Python strings, whose code point order is the same. pyarrow.compute is not used: importing
-    it would cost every start-up a tenth of a second.
+    Each string's bytes, zero-padded (:func:`words`), are read as big-endian 64-bit words (whose
+    integer order is the bytes' order) and sorted by the words, then by length (a string padded
+    with NULs ties with its prefix); past ``SORT_BYTES`` as Python strings, whose code point
+    order is the same.
 
     >>> import pyarrow as pa, numpy as np
     >>> byte_order(pa.array(["b", "ab", "a", "é", "z", "a\\x00"]), np.arange(6)).tolist()
     [2, 5, 1, 0, 4, 3]
     """
     size = np.diff(string_offsets(strings))[codes]
-    width = -(-max(int(size.max()) if len(codes) else 0, 1) // 8) * 8  # whole 64-bit words
-    if len(codes) * width > SORT_BYTES:
+    n_words = _n_words(size)
+    if len(codes) * n_words * 8 > SORT_BYTES:
         return np.argsort(np.array(strings.to_pylist(), dtype=object)[codes], kind="stable")
-    matrix = padded(strings, codes, width)
-    words = matrix.view(">u8").astype(np.uint64)  # (strings, words), the first word first
-    return np.lexsort((size, *words.T[::-1]))
+    big_endian = words(strings, codes, n_words).byteswap()  # (strings, words), the first word first
+    return np.lexsort((size, *big_endian.T[::-1]))
 
 
-def padded(strings, codes: np.ndarray, width: int) -> np.ndarray:
-    """The UTF-8 bytes of ``strings[codes]`` (a pyarrow string array; none longer than ``width``)
-    as the rows of a (codes, width) uint8 matrix, zero-padded.
+def words(strings, codes: np.ndarray, n_words: int) -> np.ndarray:
+    """The UTF-8 bytes of ``strings[codes]`` (a pyarrow string array; none longer than
+    ``8 * n_words`` bytes), zero-padded, as the rows of a (codes, n_words) matrix of
+    little-endian uint64 words.
 
-    Each row is a window of the array's data buffer, its bytes past the string's end set to 0;
-    the strings that start in the buffer's last ``width`` bytes are taken from a zero-padded copy
-    of them (a copy of the whole buffer would cost as much as the dictionary).
+    Each word is gathered from a view of the array's data buffer that has an (unaligned) 64-bit
+    word at every byte, then its bytes past the string's end are masked off; the words that would
+    reach past the buffer's end are taken from a zero-padded copy of its last bytes (a copy of the
+    whole buffer would cost as much as the strings).
+
+    >>> import pyarrow as pa, numpy as np
+    >>> words(pa.array(["ab", "", "abcdefghi"]), np.arange(3), 2).view("S8").tolist()
+    [[b'ab', b''], [b'', b''], [b'abcdefgh', b'i']]
     """
     offsets = string_offsets(strings)
-    start, size = offsets[codes], offsets[codes + 1] - offsets[codes]
+    start, size = offsets[codes].astype(np.int64), (offsets[codes + 1] - offsets[codes]).astype(np.int64)
     data = strings.buffers()[2]
     data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-    base = max(len(data) - width, 0)
-    tail = np.concatenate([data[base:], np.zeros(width, np.uint8)])
-    window = np.lib.stride_tricks.sliding_window_view
-    matrix = window(data if len(data) >= width else tail, width)[np.minimum(start, base)]
-    near_end = np.flatnonzero(start > base)
-    matrix[near_end] = window(tail, width)[start[near_end] - base]
-    matrix *= np.arange(width) < size[:, None]
-    return matrix
+    base = max(len(data) - 8, 0)  # the last byte at which a whole word of the buffer starts
+    tail = np.concatenate([data[base:], np.zeros(8 * n_words + 8, np.uint8)])
+    out = np.empty((len(codes), n_words), dtype="<u8")
+    for k in range(n_words):
+        at = start + 8 * k
+        if len(data) >= 8:
+            near_end = np.flatnonzero(at > base)
+            word = _every_word(data)[np.minimum(at, base)]
+        else:
+            near_end, word = np.arange(len(at)), np.empty(len(at), "<u8")
+        word[near_end] = _every_word(tail)[at[near_end] - base]
+        word &= _MASKS[np.clip(size - 8 * k, 0, 8)]
+        out[:, k] = word
+    return out
+
+
+def _every_word(data: np.ndarray) -> np.ndarray:
+    """The little-endian uint64 that starts at each byte of ``data`` (but its last 7): a view."""
+    return np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))
+
+
+_MASKS = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)  # the first r bytes of a word
+
+
+def _n_words(sizes: np.ndarray) -> int:
+    """The 64-bit words that hold the longest of strings of ``sizes`` bytes (at least one)."""
+    return max(-(-int(sizes.max(initial=0)) // 8), 1)

@@ -378,8 +378,10 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
     raise InputError(_diagnose(path, _load_bytes(path) if kept is None else kept, layout))
 
 
-# a qrels grade written with an exponent (the last field of its line), and its leading integer
+# a qrels grade written with an exponent (the last field of its line), and its leading integer;
+# the exponent alone, which the regular expression engine finds several times faster
 _EXPONENT_GRADE = re.compile(rb"(?<![^ \t])([+-]?[0-9]*)[.0-9]*[eE][+-]?[0-9]+[ \t\r]*$", re.MULTILINE)
+_EXPONENT = re.compile(rb"[eE][+-]?[0-9]+[ \t\r]*$", re.MULTILINE)
 
 
 def _strtol_grades(body: bytes, grade: np.ndarray) -> np.ndarray | None:
@@ -388,6 +390,8 @@ def _strtol_grades(body: bytes, grade: np.ndarray) -> np.ndarray | None:
     else None. Only those grades are looked at again; ``body`` has no comment lines (its rows are
     its non-blank lines). A grade without leading digits (``.5e1``, which trec_eval refuses)
     keeps its integer part."""
+    if not _EXPONENT.search(body):
+        return None
     found = [(m.start(), m.group(1)) for m in _EXPONENT_GRADE.finditer(body)]
     if not found:
         return None

@@ -1,0 +1,58 @@
+"""metrics/docnos.py against Python's own bytes: the words gathered from a string array's buffer,
+and the table that finds a run's docnos among the qrels'."""
+
+import numpy as np
+import pyarrow as pa
+
+from rpdi.metrics.docnos import DocnoTable, words
+
+ALPHABET = list("ab0-") + ["é", "€", "\x00"]
+
+
+def random_strings(rng, most: int = 40, longest: int = 30) -> list[str]:
+    """Strings that are prefixes of one another, end in NULs, hold multi-byte characters, or are
+    empty, of lengths on both sides of a 64-bit word's."""
+    return ["".join(rng.choice(ALPHABET, rng.integers(0, longest))) for _ in range(rng.integers(1, most))]
+
+
+def sliced(rng, strings: list[str]):
+    """``strings`` as a pyarrow array that shares its data buffer with strings outside it, and
+    the index of its first string in ``strings``."""
+    start = int(rng.integers(0, len(strings)))
+    return pa.array(strings, pa.string()).slice(start), start
+
+
+def test_words_are_the_zero_padded_bytes_of_each_string():
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        strings = random_strings(rng)
+        array, start = sliced(rng, strings)
+        codes = rng.permutation(len(array))[: rng.integers(0, len(array) + 1)]
+        wanted = [strings[start + c].encode() for c in codes]
+        n_words = max((-(-len(w) // 8) for w in wanted), default=1) or 1
+        got = words(array, codes, n_words)
+        assert got.shape == (len(codes), n_words)
+        assert [row.tobytes() for row in got] == [w.ljust(8 * n_words, b"\x00") for w in wanted]
+
+
+def test_a_table_finds_exactly_the_docnos_it_holds():
+    """Every run docno equal in bytes to a qrels docno gets its code, every other one (a prefix,
+    the same bytes and a trailing NUL, a longer string) the table's size plus its own index."""
+    rng = np.random.default_rng(5)
+    tables = 0
+    for _ in range(300):
+        qrels = list(dict.fromkeys(s for s in random_strings(rng) if "\x00" not in s))
+        table = DocnoTable.of(pa.array(qrels, pa.string()))
+        if table is None:  # two hashes collide: the caller joins by unified dictionaries
+            continue
+        tables += 1
+        run = random_strings(rng) + list(rng.choice(qrels, 5)) + [q + "\x00" for q in qrels[:3]]
+        array, start = sliced(rng, run)
+        position = {q.encode(): i for i, q in enumerate(qrels)}
+        wanted = [position.get(run[start + i].encode(), len(qrels) + i) for i in range(len(array))]
+        assert table.codes(array).tolist() == wanted
+    assert tables > 250
+
+
+def test_no_table_for_docnos_holding_a_nul():
+    assert DocnoTable.of(pa.array(["a", "b\x00c"])) is None
