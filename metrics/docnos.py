@@ -45,14 +45,15 @@ class DocnoTable:
             return None
         matrix = words(strings, np.arange(len(strings)), n_words)
         hashes = _hash(matrix)
-        if len(np.unique(hashes)) < len(hashes):
+        ordered = np.sort(hashes)
+        if (ordered[1:] == ordered[:-1]).any():
             return None
+        del ordered
         table = np.full(1 << max(2 * len(hashes) - 1, 1).bit_length(), -1, dtype=np.int32)
         pending, slot = np.arange(len(hashes)), _slot(hashes, len(table))
-        while len(pending):  # each round, each empty slot wanted takes its first claimant; the rest move on
+        while len(pending):  # each round, each empty slot wanted takes one of its claimants; the rest move on
             empty = table[slot] < 0
-            wanted, first = np.unique(slot[empty], return_index=True)
-            table[wanted] = pending[empty][first]
+            table[slot[empty]] = pending[empty]  # of several written to one slot, one stays: which, no matter
             left = table[slot] != pending
             pending, slot = pending[left], (slot[left] + 1) & (len(table) - 1)
         for array in (hashes, matrix, sizes, table):
