@@ -11,8 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rpdi.metrics.trec import string_offsets
-
 
 @dataclass(frozen=True)
 class DocnoTable:
@@ -44,7 +42,7 @@ class DocnoTable:
                                                        not np.frombuffer(data, np.uint8)[offsets[0]:offsets[-1]].all()):
             return None
         matrix = words(strings, np.arange(len(strings)), n_words)
-        hashes = _hash(matrix)
+        hashes = _hash(matrix.T)
         ordered = np.sort(hashes)
         if (ordered[1:] == ordered[:-1]).any():
             return None
@@ -69,13 +67,13 @@ class DocnoTable:
         codes = Nq + np.arange(len(strings))
         fits = np.flatnonzero(size <= 8 * n_words)  # longer than every docno of the table: not in it
         if len(fits) and Nq:
-            matrix = words(strings, fits, n_words)
-            hit = self._probe(_hash(matrix))
+            hit = self._probe(hashes(strings, fits, n_words))
             found = np.flatnonzero(hit >= 0)
-            same = self.sizes[hit[found]] == size[fits[found]]  # equal bytes, not equal but for trailing NULs
-            for k in range(n_words):
-                same &= self.words[hit[found], k] == matrix[found, k]
-            codes[fits[found[same]]] = hit[found[same]]
+            at, hit = fits[found], hit[found]
+            same = self.sizes[hit] == size[at]  # equal bytes, not equal but for trailing NULs
+            for k, word in enumerate(_word_columns(strings, at, n_words)):
+                same &= self.words[hit, k] == word
+            codes[at[same]] = hit[same]
         return codes
 
     def _probe(self, wanted: np.ndarray) -> np.ndarray:
@@ -98,12 +96,28 @@ def _slot(hashes: np.ndarray, size: int) -> np.ndarray:
     return (hashes >> np.uint64(65 - size.bit_length())).astype(np.int64)
 
 
-def _hash(matrix: np.ndarray) -> np.ndarray:
-    """A uint64 hash of each row of a (strings, words) uint64 matrix (:func:`words`): xor in each
-    word, then multiply by an odd constant (one word: a one-to-one map)."""
-    h = np.zeros(len(matrix), dtype=np.uint64)
-    for word in matrix.T:
-        h = (h ^ word) * np.uint64(0x9E3779B97F4A7C15)
+def hashes(strings, codes: np.ndarray | None = None, n_words: int | None = None) -> np.ndarray:
+    """A uint64 hash of the bytes of each of ``strings[codes]`` (a pyarrow string array; codes:
+    all), ``n_words`` 64-bit words of them at most (default: the longest's), one word at a time.
+
+    >>> import pyarrow as pa
+    >>> h = hashes(pa.array(["d1", "d22", "d1", "d1\\x00"]))
+    >>> bool(h[0] == h[2]), bool(h[0] == h[1]), bool(h[0] == h[3])
+    (True, False, True)
+    """
+    codes = np.arange(len(strings)) if codes is None else codes
+    if n_words is None:
+        n_words = _n_words(np.diff(string_offsets(strings))[codes])
+    return _hash(_word_columns(strings, codes, n_words))
+
+
+def _hash(columns) -> np.ndarray:
+    """A uint64 hash of each string given as its words, one array of them per word
+    (:func:`words`): xor in each word, then multiply by an odd constant (one word: a one-to-one
+    map)."""
+    h = None
+    for word in columns:
+        h = (word if h is None else h ^ word) * np.uint64(0x9E3779B97F4A7C15)
     return h
 
 
@@ -135,22 +149,30 @@ def words(strings, codes: np.ndarray, n_words: int) -> np.ndarray:
     ``8 * n_words`` bytes), zero-padded, as the rows of a (codes, n_words) matrix of
     little-endian uint64 words.
 
-    Each word is gathered from a view of the array's data buffer that has an (unaligned) 64-bit
-    word at every byte, then its bytes past the string's end are masked off; the words that would
-    reach past the buffer's end are taken from a zero-padded copy of its last bytes (a copy of the
-    whole buffer would cost as much as the strings).
-
     >>> import pyarrow as pa, numpy as np
     >>> words(pa.array(["ab", "", "abcdefghi"]), np.arange(3), 2).view("S8").tolist()
     [[b'ab', b''], [b'', b''], [b'abcdefgh', b'i']]
     """
+    out = np.empty((len(codes), n_words), dtype="<u8")
+    for k, word in enumerate(_word_columns(strings, codes, n_words)):
+        out[:, k] = word
+    return out
+
+
+def _word_columns(strings, codes: np.ndarray, n_words: int):
+    """The k-th little-endian uint64 word of each of ``strings[codes]``, zero-padded, for k from 0
+    to ``n_words`` - 1: one array at a time.
+
+    Each word is gathered from a view of the array's data buffer that has an (unaligned) 64-bit
+    word at every byte, then its bytes past the string's end are masked off; the words that would
+    reach past the buffer's end are taken from a zero-padded copy of its last bytes (a copy of the
+    whole buffer would cost as much as the strings)."""
     offsets = string_offsets(strings)
     start, size = offsets[codes].astype(np.int64), (offsets[codes + 1] - offsets[codes]).astype(np.int64)
     data = strings.buffers()[2]
     data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
     base = max(len(data) - 8, 0)  # the last byte at which a whole word of the buffer starts
     tail = np.concatenate([data[base:], np.zeros(8 * n_words + 8, np.uint8)])
-    out = np.empty((len(codes), n_words), dtype="<u8")
     for k in range(n_words):
         at = start + 8 * k
         if len(data) >= 8:
@@ -160,8 +182,7 @@ def words(strings, codes: np.ndarray, n_words: int) -> np.ndarray:
             near_end, word = np.arange(len(at)), np.empty(len(at), "<u8")
         word[near_end] = _every_word(tail)[at[near_end] - base]
         word &= _MASKS[np.clip(size - 8 * k, 0, 8)]
-        out[:, k] = word
-    return out
+        yield word
 
 
 def _every_word(data: np.ndarray) -> np.ndarray:
@@ -170,6 +191,12 @@ def _every_word(data: np.ndarray) -> np.ndarray:
 
 
 _MASKS = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=np.uint64)  # the first r bytes of a word
+
+
+def string_offsets(strings) -> np.ndarray:
+    """The len + 1 int32 offsets of a pyarrow string array's entries into its data buffer, zero-copy
+    (a slice's too: they point into the whole buffer)."""
+    return np.frombuffer(strings.buffers()[1], dtype=np.int32, count=len(strings) + 1, offset=4 * strings.offset)
 
 
 def _n_words(sizes: np.ndarray) -> int:

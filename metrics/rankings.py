@@ -22,7 +22,7 @@ import numpy as np
 from rpdi.choices import TOPICS
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.docnos import DocnoTable, byte_order
-from rpdi.metrics.trec import Qrels, Run, to_numpy
+from rpdi.metrics.trec import Qrels, Run, every_entry, to_numpy
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,7 +106,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         code_of = side.docnos.codes(strings)
         doc_codes = [None] + [to_numpy(d.indices) for _, d in columns[1:]]
     else:
-        merged = pa.chunked_array([_every_entry(d) for d in distinct], pa.dictionary(pa.int32(), pa.string()))
+        merged = pa.chunked_array([every_entry(d) for d in distinct], pa.dictionary(pa.int32(), pa.string()))
         merged = merged.unify_dictionaries()
         strings, code_of = merged.chunk(0).dictionary, None  # every chunk now has this one dictionary
         entry_of = [to_numpy(chunk.indices).astype(np.int64) for chunk in merged.chunks]  # per dictionary entry
@@ -248,16 +248,6 @@ def judged_only(rankings: Rankings) -> Rankings:
 def _identity(array) -> tuple:
     """The same buffers and slice mean the same array (pyarrow wraps it anew on each access)."""
     return (array.offset, len(array)) + tuple(0 if b is None else b.address for b in array.buffers())
-
-
-def _every_entry(dictionary):
-    """A dictionary array that holds each entry of ``dictionary`` once, in order."""
-    import pyarrow as pa
-
-    # pa.array(numpy) would import pandas: wrap the buffer instead
-    codes = pa.py_buffer(np.arange(len(dictionary), dtype=np.int32))
-    return pa.DictionaryArray.from_arrays(pa.Array.from_buffers(pa.int32(), len(dictionary), [None, codes]),
-                                          dictionary)
 
 
 def _flat_index(t: np.ndarray, T: int, D: int, s: int) -> np.ndarray:

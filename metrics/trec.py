@@ -45,12 +45,6 @@ def to_numpy(array) -> np.ndarray:
                          offset=array.offset * dtype.itemsize)
 
 
-def string_offsets(strings) -> np.ndarray:
-    """The len + 1 int32 offsets of a pyarrow string array's entries into its data buffer, zero-copy
-    (a slice's too: they point into the whole buffer)."""
-    return np.frombuffer(strings.buffers()[1], dtype=np.int32, count=len(strings) + 1, offset=4 * strings.offset)
-
-
 _NUMERIC = {"double": "float64", "float": "float32", "int8": "int8", "int16": "int16", "int32": "int32",
             "int64": "int64", "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64"}
 
@@ -97,7 +91,8 @@ class Qrels:
 @dataclass(frozen=True)
 class Run:
     """One system's retrieved documents as parallel columns, in file order (``topic`` and
-    ``docno`` as in :class:`Qrels`). ``tag`` is the run tag of the file's last line (trec_eval's
+    ``docno`` as in :class:`Qrels`; the docno dictionary of a run read alone from a file has an
+    entry per line, a docno retrieved for two topics twice: :func:`read_run`). ``tag`` is the run tag of the file's last line (trec_eval's
     ``runid``); ``words`` are document lengths in words, given only by an explicit lengths file
     (:func:`read_lengths`, :func:`with_lengths`)."""
 
@@ -222,6 +217,16 @@ def read_runs(paths: Sequence[str | os.PathLike]) -> list[Run]:
     if bad < len(read):
         raise read[bad]
     return runs
+
+
+def every_entry(values):
+    """A pyarrow dictionary array of int32 indices that holds each entry of the string array
+    ``values`` once, in order (its dictionary is ``values``, repeats and all)."""
+    import pyarrow as pa
+
+    # pa.array(numpy) would import pandas: wrap the buffer instead
+    codes = pa.py_buffer(np.arange(len(values), dtype=np.int32))
+    return pa.DictionaryArray.from_arrays(pa.Array.from_buffers(pa.int32(), len(values), [None, codes]), values)
 
 
 def _run(path: str, columns: dict, last_line: str, name: str | None = None) -> Run:
@@ -369,11 +374,16 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
     kept = data if path == "-" else None
     del data, body
     if columns is not None:
-        plain = ("docno",) if shared_docnos else ()
+        # a run read alone keeps a docno per line (:class:`Run`): encoding them would cost more
+        # than the rest of reading, and a run's docnos are nearly all distinct
+        per_line = layout is RUN and not shared_docnos
+        plain = ("docno",) if shared_docnos or per_line else ()
         for name in layout.text:
             if name not in plain and not hasattr(columns[name], "indices"):
                 columns[name] = call_function("dictionary_encode", columns[name])
         if _values_ok(columns, layout, duplicates=not shared_docnos):
+            if per_line and not hasattr(columns["docno"], "indices"):
+                columns["docno"] = every_entry(columns["docno"])
             return columns, last_line
     raise InputError(_diagnose(path, _load_bytes(path) if kept is None else kept, layout))
 
@@ -517,8 +527,10 @@ def _values_ok(columns: dict, layout: Layout, duplicates: bool = True) -> bool:
 
 
 def _has_duplicates(topic, docno) -> bool:
-    """Whether a (topic, docno) pair occurs twice; both are pyarrow dictionary arrays (``topic``
-    may also be integer codes)."""
+    """Whether a (topic, docno) pair occurs twice; ``topic`` a pyarrow dictionary array or integer
+    codes, ``docno`` a pyarrow dictionary or string array (:func:`_has_duplicate_strings`)."""
+    if not hasattr(docno, "indices"):
+        return _has_duplicate_strings(topic, docno)
     n, n_docs = len(docno), len(docno.dictionary)
     doc = to_numpy(docno.indices)
     if not n or np.bincount(doc).max() <= 1:  # every docno occurs once
@@ -530,6 +542,23 @@ def _has_duplicates(topic, docno) -> bool:
         return bool(np.count_nonzero(np.bincount(key, minlength=size)) < n)
     key.sort()
     return bool((key[1:] == key[:-1]).any())
+
+
+def _has_duplicate_strings(topic, docno) -> bool:
+    """Whether a (topic, docno) pair occurs twice, ``docno`` a pyarrow string array: by a 64-bit
+    hash of the pair (:func:`metrics.docnos.hashes` of the docno, mixed with the topic's code),
+    sorted; the pairs whose hashes meet are compared as strings."""
+    from rpdi.metrics.docnos import hashes
+
+    codes = topic if isinstance(topic, np.ndarray) else to_numpy(topic.indices)
+    key = hashes(docno) ^ (codes.astype(np.uint64) * np.uint64(0xD6E8FEB86659FD93))
+    ordered = np.sort(key)
+    met = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(met):
+        return False
+    suspects = np.flatnonzero(np.isin(key, met)).tolist()
+    pairs = zip(codes[suspects].tolist(), docno.take(suspects).to_pylist())
+    return len(set(pairs)) < len(suspects)
 
 
 def _diagnose(path, data: bytes, layout: Layout) -> str:

@@ -425,3 +425,36 @@ def test_empty_field_check_equals_a_line_by_line_scan(delimiter, block, monkeypa
         assert _has_empty_field(data, delimiter) == expected, data
         found.add(expected)
     assert found == {True, False}
+
+
+# ------------------------------------------------------------------------- a run read alone
+
+@pytest.mark.parametrize("hashes_meet", [False, True])
+def test_a_run_read_alone_refuses_exactly_its_repeated_pairs(tmp_path, monkeypatch, hashes_meet):
+    """A run read alone keeps a docno per line and finds a (topic, docno) read twice by hashing
+    the pairs: random runs whose docnos recur across topics (not a duplicate), some with one pair
+    repeated (a duplicate, named at its line), against Python's set of pairs; with every hash
+    made equal, the pairs are all compared as strings."""
+    import numpy as np
+
+    from rpdi.metrics import docnos
+    from rpdi.metrics.errors import InputError
+    from rpdi.metrics.trec import read_run
+
+    if hashes_meet:
+        monkeypatch.setattr(docnos, "hashes", lambda strings, *a: np.zeros(len(strings), np.uint64))
+    rng = np.random.default_rng(11)
+    for case in range(40):
+        pairs = {(str(t), f"d{d}") for t, d in rng.integers(0, 5, size=(30, 2))}
+        lines = [f"{t} Q0 {d} 1 {rng.random():.3f} tag" for t, d in sorted(pairs)]
+        repeated = case % 2 == 1
+        if repeated:
+            lines.append(lines[int(rng.integers(0, len(lines)))].replace(" 1 ", " 2 ", 1))
+        path = tmp_path / f"run{case}.txt"
+        path.write_text("\n".join(lines) + "\n")
+        if repeated:
+            with pytest.raises(InputError, match=f":{len(lines)}: document .* appears twice"):
+                read_run(path)
+        else:
+            run = read_run(path)
+            assert list(zip(run.topic.to_pylist(), run.docno.to_pylist())) == sorted(pairs)
