@@ -65,11 +65,11 @@ class DocnoTable:
         Nq, n_words = self.words.shape
         size = np.diff(string_offsets(strings))
         codes = Nq + np.arange(len(strings))
-        fits = np.flatnonzero(size <= 8 * n_words)  # longer than every docno of the table: not in it
-        if len(fits) and Nq:
+        fits = None if size.max(initial=0) <= 8 * n_words else np.flatnonzero(size <= 8 * n_words)
+        if Nq and (fits is None or len(fits)):  # (a docno longer than every docno of the table is not in it)
             hit = self._probe(hashes(strings, fits, n_words))
             found = np.flatnonzero(hit >= 0)
-            at, hit = fits[found], hit[found]
+            at, hit = (found if fits is None else fits[found]), hit[found]
             same = self.sizes[hit] == size[at]  # equal bytes, not equal but for trailing NULs
             for k, word in enumerate(_word_columns(strings, at, n_words)):
                 same &= self.words[hit, k] == word
@@ -97,17 +97,18 @@ def _slot(hashes: np.ndarray, size: int) -> np.ndarray:
 
 
 def hashes(strings, codes: np.ndarray | None = None, n_words: int | None = None) -> np.ndarray:
-    """A uint64 hash of the bytes of each of ``strings[codes]`` (a pyarrow string array; codes:
-    all), ``n_words`` 64-bit words of them at most (default: the longest's), one word at a time.
+    """A uint64 hash of the bytes of each of ``strings[codes]`` (a pyarrow string array; codes
+    None: all), ``n_words`` 64-bit words of them at most (default: the longest's), one word at a
+    time.
 
     >>> import pyarrow as pa
     >>> h = hashes(pa.array(["d1", "d22", "d1", "d1\\x00"]))
     >>> bool(h[0] == h[2]), bool(h[0] == h[1]), bool(h[0] == h[3])
     (True, False, True)
     """
-    codes = np.arange(len(strings)) if codes is None else codes
     if n_words is None:
-        n_words = _n_words(np.diff(string_offsets(strings))[codes])
+        sizes = np.diff(string_offsets(strings))
+        n_words = _n_words(sizes if codes is None else sizes[codes])
     return _hash(_word_columns(strings, codes, n_words))
 
 
@@ -159,16 +160,17 @@ def words(strings, codes: np.ndarray, n_words: int) -> np.ndarray:
     return out
 
 
-def _word_columns(strings, codes: np.ndarray, n_words: int):
-    """The k-th little-endian uint64 word of each of ``strings[codes]``, zero-padded, for k from 0
-    to ``n_words`` - 1: one array at a time.
+def _word_columns(strings, codes: np.ndarray | None, n_words: int):
+    """The k-th little-endian uint64 word of each of ``strings[codes]`` (codes None: all),
+    zero-padded, for k from 0 to ``n_words`` - 1: one array at a time.
 
     Each word is gathered from a view of the array's data buffer that has an (unaligned) 64-bit
     word at every byte, then its bytes past the string's end are masked off; the words that would
     reach past the buffer's end are taken from a zero-padded copy of its last bytes (a copy of the
     whole buffer would cost as much as the strings)."""
-    offsets = string_offsets(strings)
-    start, size = offsets[codes].astype(np.int64), (offsets[codes + 1] - offsets[codes]).astype(np.int64)
+    offsets = string_offsets(strings)  # int32, as the positions below
+    start = offsets[:-1] if codes is None else offsets[codes]
+    size = np.diff(offsets) if codes is None else offsets[codes + 1] - start
     data = strings.buffers()[2]
     data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
     base = max(len(data) - 8, 0)  # the last byte at which a whole word of the buffer starts
@@ -181,7 +183,8 @@ def _word_columns(strings, codes: np.ndarray, n_words: int):
         else:
             near_end, word = np.arange(len(at)), np.empty(len(at), "<u8")
         word[near_end] = _every_word(tail)[at[near_end] - base]
-        word &= _MASKS[np.clip(size - 8 * k, 0, 8)]
+        if size.min(initial=8 * k + 8) < 8 * k + 8:  # some string ends before this word does
+            word &= _MASKS[np.clip(size - 8 * k, 0, 8)]
         yield word
 
 

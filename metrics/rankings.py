@@ -125,32 +125,35 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
                                                       float32_scores), range(S)))
         byte_rank = _tie_byte_rank(per_run, strings)
         D = max([int(np.bincount(t).max()) for t, _, _, _ in per_run if t.size] + [1])
+        any_tie = any(p[3].any() for p in per_run)
         grade = np.zeros((S, T, D))
         judged = np.zeros((S, T, D), dtype=bool)
         pooled = np.zeros((S, T, D), dtype=bool)
         doc = np.full((S, T, D), -1, dtype=np.int64)
         length = np.zeros((S, T), dtype=np.int64)
         words = np.full((S, T, D), np.nan) if any(r.words is not None for r in runs) else None
-        tied = np.full((S, T, D), -1, dtype=np.int64)
-        any_tie = any(p[3].any() for p in per_run)
+        tied = np.full((S, T, D), -1, dtype=np.int64) if any_tie else None
 
         def fill(s: int) -> None:
-            t, d, order, tie = per_run[s]
+            t, d, order, tie = per_run[s]  # t: the topics in ranking order
             per_run[s] = None  # the run's lines in file order, freed as soon as they are sorted
             _break_ties(order, tie, d, byte_rank)
             if words is not None and runs[s].words is not None:
-                words.ravel()[_flat_index(t[order], T, D, s)] = runs[s].words[topic_codes[s + 1] >= 0][order]
-            t, d = t[order], d[order]
+                words.ravel()[_flat_index(t, T, D, s)] = runs[s].words[topic_codes[s + 1] >= 0][order]
+            d = d[order]
+            del order
             if code_of is not None:
                 d = code_of[d]
             at = _flat_index(t, T, D, s)
-            tied.ravel()[at] = _group_starts(t, tie, T)
+            if tied is not None:
+                tied.ravel()[at] = _group_starts(t, tie, T)
             dq = np.minimum(d, Nq)
             hit = only_topic[dq] == t
             g = only_grade[dq]
             several = shared[dq]
+            del dq
             if several.any():
-                key = t[several] * (Nq + 1) + d[several]
+                key = t[several].astype(np.int64) * (Nq + 1) + d[several]
                 pos = np.minimum(np.searchsorted(q_key, key), len(q_key) - 1)
                 hit[several] = q_key[pos] == key
                 g[several] = q_grade[pos]
@@ -165,7 +168,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     present = length > 0 if topics == "intersection" else np.ones((S, T), dtype=bool)
     return Rankings(runs=names, topics=topic_ids, grade=grade, judged=judged, doc=doc, length=length, present=present,
                     ideal=side.ideal, n_judged=side.n_judged, max_grade=side.max_grade, words=words, pooled=pooled,
-                    tie=tied if any_tie else None)
+                    tie=tied)
 
 
 @dataclass(frozen=True)
@@ -200,7 +203,7 @@ def _judgments(qrels: Qrels) -> _Judgments:
         return kept[1]
     topic_ids = np.array(sorted(set(qrels.topic.dictionary.to_pylist())), dtype=object)
     T, Nq = len(topic_ids), len(qrels.docno.dictionary)
-    q_topic, q_doc = _topic_codes(qrels.topic, topic_ids), to_numpy(qrels.docno.indices).astype(np.int64)
+    q_topic, q_doc = _topic_codes(qrels.topic, topic_ids).astype(np.int64), to_numpy(qrels.docno.indices).astype(np.int64)
     shared = np.append(np.bincount(q_doc, minlength=Nq) > 1, False)
     only_topic = np.full(Nq + 1, -2, dtype=np.int64)
     only_topic[q_doc] = q_topic
@@ -251,15 +254,17 @@ def _identity(array) -> tuple:
 
 
 def _flat_index(t: np.ndarray, T: int, D: int, s: int) -> np.ndarray:
-    """Flat index into (S, T, D) arrays of the lines of run s, sorted by topic then rank."""
-    starts = np.searchsorted(t, np.arange(T))
-    return (s * T + t) * D + (np.arange(len(t)) - starts[t])
+    """Flat (int64) index into (S, T, D) arrays of the lines of run s, sorted by topic then rank."""
+    at = np.arange(len(t))
+    at -= np.searchsorted(t, np.arange(T))[t]  # the rank within the topic
+    at += (s * T + t.astype(np.int64)) * D
+    return at
 
 
 def _topic_codes(column, topic_ids: np.ndarray) -> np.ndarray:
-    """int64 index into the sorted ``topic_ids`` of each entry of a dictionary array; -1 if absent."""
+    """int32 index into the sorted ``topic_ids`` of each entry of a dictionary array; -1 if absent."""
     values = np.array(column.dictionary.to_pylist(), dtype=object)
-    code = np.full(len(values), -1, dtype=np.int64)
+    code = np.full(len(values), -1, dtype=np.int32)
     if len(topic_ids) and len(values):
         pos = np.minimum(np.searchsorted(topic_ids, values), len(topic_ids) - 1)
         found = topic_ids[pos] == values
@@ -268,8 +273,9 @@ def _topic_codes(column, topic_ids: np.ndarray) -> np.ndarray:
 
 
 def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: bool):
-    """The run's evaluated lines (topic codes, document codes), the order that sorts them by topic
-    then score descending, and where sorted neighbours tie (same topic, same score)."""
+    """The topic codes of the run's evaluated lines in ranking order, their document codes (in
+    file order), the order that sorts them by topic then score descending, and where sorted
+    neighbours tie (same topic, same score)."""
     keep = t >= 0
     if not keep.all():
         t, d, score = t[keep], d[keep], score[keep]
@@ -283,8 +289,8 @@ def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: 
         order = np.argsort(-score)
         small = t.astype(np.int16) if len(t) and t.max() < 2 ** 15 else t
         order = order[np.argsort(small[order], kind="stable")]
-    ts, ss = t[order], score[order]
-    tie = (ts[1:] == ts[:-1]) & (ss[1:] == ss[:-1])
+    t, score = t[order], score[order]
+    tie = (t[1:] == t[:-1]) & (score[1:] == score[:-1])
     return t, d, order, tie
 
 
@@ -299,7 +305,7 @@ def _tie_byte_rank(per_run, doc_dictionary) -> np.ndarray | None:
     for idx, d, order in tied:
         mark[d[order[idx]]] = True
     codes = np.flatnonzero(mark)
-    byte_rank = np.zeros(n_docs, dtype=np.int64)
+    byte_rank = np.zeros(n_docs, dtype=np.int32)
     byte_rank[codes[byte_order(doc_dictionary, codes)]] = np.arange(len(codes))
     return byte_rank
 
@@ -322,9 +328,11 @@ def _break_ties(order: np.ndarray, tie: np.ndarray, d: np.ndarray, byte_rank: np
 def _group_starts(t: np.ndarray, tie: np.ndarray, T: int) -> np.ndarray:
     """For lines sorted by topic then rank, each line's rank within its topic at which its run of
     equal scores starts (``tie[i]``: lines i and i + 1 tie)."""
-    rank = np.arange(len(t)) - np.searchsorted(t, np.arange(T))[t]
-    first = np.maximum.accumulate(np.where(np.concatenate(([True], ~tie))[:len(t)], np.arange(len(t)), 0))
-    return rank[first]
+    first = np.arange(len(t))
+    first[1:][tie] = 0  # a line tied with the one above starts no run of its own
+    np.maximum.accumulate(first, out=first)  # the first line of each line's run
+    first -= np.searchsorted(t, np.arange(T))[t]  # its rank: a run never spans two topics
+    return first
 
 
 def _members(tie: np.ndarray) -> np.ndarray:
