@@ -3,21 +3,18 @@ expectation), as a table, CSV, JSON or trec_eval's lines."""
 
 from __future__ import annotations
 
-import os
 
 from rpdi.experiments.commands import worlds
-from rpdi.experiments.commands.inputs import collection, measure_names, named_runs, resolved_measures
+from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
 from rpdi.experiments.formats import format_eval, session_note
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.evaluate import BATCH_BYTES, evaluate, expand
+from rpdi.metrics.evaluate import evaluate, expand
 from rpdi.metrics.trec_report import trec_report
 from rpdi.metrics.uncertain import UncertainQrels
 
 
 def run(args) -> str:
-    if any(os.path.isfile(path) and os.path.getsize(path) >= BATCH_BYTES  # large runs: memory before speed
-           for _, path in named_runs(args.runs)):
-        _return_freed_memory()
+    _reuse_freed_memory()
     names = measure_names(args)
     measures = resolved_measures(names)
     parsed = expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
@@ -57,21 +54,22 @@ def run(args) -> str:
     return format_eval(records, args.format, args.digits)
 
 
-def _return_freed_memory() -> None:
-    """Make the memory of one run, freed, go back to the system before the next run is read, so
-    that eval's peak is that of its largest run, not a sum (runs are evaluated a batch at a time,
-    :func:`~metrics.evaluate.run_batches`; only for runs of a batch's size or more, as the many
-    maps and unmaps cost small runs a third of their time): pyarrow allocates with the C library's malloc
-    rather than its mimalloc pool (which keeps tens of MiB of a file read), and glibc's malloc
-    maps every block of 128 KiB or more of its own (by default it raises that threshold to the
-    largest block freed, and the run's arrays then stay in its heap)."""
+def _reuse_freed_memory() -> None:
+    """Have the memory of arrays freed serve the next ones, rather than fresh memory from the
+    system for each: the kernel zeroes every fresh page, which for runs of millions of lines cost
+    more than a third of eval's time. pyarrow allocates with the C library's malloc, not its
+    mimalloc pool (so that numpy and pyarrow reuse one another's memory); glibc's malloc maps no
+    block of its own (by default one of 32 MiB or more, e.g. any column of 4 M lines, is mapped
+    on its own and unmapped when freed) and keeps up to 1 GiB freed at the top of its heap.
+    The peak is then that of the largest run read at once (:func:`~metrics.evaluate.run_batches`)."""
     import ctypes
 
     import pyarrow as pa
 
     pa.set_memory_pool(pa.system_memory_pool())
     try:
-        ctypes.CDLL(None).mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD
+        libc = ctypes.CDLL(None)
+        libc.mallopt(-4, 0)  # M_MMAP_MAX
+        libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
     except (AttributeError, OSError):  # not glibc
         pass
-
