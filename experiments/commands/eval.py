@@ -3,6 +3,7 @@ expectation), as a table, CSV, JSON or trec_eval's lines."""
 
 from __future__ import annotations
 
+import os
 
 from rpdi.experiments.commands import worlds
 from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
@@ -60,8 +61,10 @@ def _reuse_freed_memory() -> None:
     more than a third of eval's time. pyarrow allocates with the C library's malloc, not its
     mimalloc pool (so that numpy and pyarrow reuse one another's memory); glibc's malloc maps no
     block of its own (by default one of 32 MiB or more, e.g. any column of 4 M lines, is mapped
-    on its own and unmapped when freed) and keeps up to 1 GiB freed at the top of its heap.
-    The peak is then that of the largest run read at once (:func:`~metrics.evaluate.run_batches`)."""
+    on its own and unmapped when freed), keeps up to 1 GiB freed at the top of its heap, and
+    serves the threads (the readers', pyarrow's) from no more heaps than there are processors
+    (each heap keeps its own freed memory). The peak is then that of the largest run read at
+    once (:func:`~metrics.evaluate.run_batches`)."""
     import ctypes
 
     import pyarrow as pa
@@ -71,5 +74,6 @@ def _reuse_freed_memory() -> None:
         libc = ctypes.CDLL(None)
         libc.mallopt(-4, 0)  # M_MMAP_MAX
         libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+        libc.mallopt(-8, os.cpu_count() or 1)  # M_ARENA_MAX
     except (AttributeError, OSError):  # not glibc
         pass
