@@ -59,12 +59,12 @@ class DocnoTable:
         return cls(hashes, matrix, sizes, table)
 
     def codes(self, strings) -> np.ndarray:
-        """The int64 code of each entry of the pyarrow string array ``strings``: the index of the
-        same docno in the table's, else the table's size + its own index. Its hash is looked up
-        in the table, then the bytes are compared."""
+        """The code of each entry of the pyarrow string array ``strings`` (int32, int64 from 2^31
+        codes on): the index of the same docno in the table's, else the table's size + its own
+        index. Its hash is looked up in the table, then the bytes are compared."""
         Nq, n_words = self.words.shape
         size = np.diff(string_offsets(strings))
-        codes = Nq + np.arange(len(strings))
+        codes = np.arange(Nq, Nq + len(strings), dtype=np.int32 if Nq + len(strings) < 2 ** 31 else np.int64)
         fits = None if size.max(initial=0) <= 8 * n_words else np.flatnonzero(size <= 8 * n_words)
         if Nq and (fits is None or len(fits)):  # (a docno longer than every docno of the table is not in it)
             hit = self._probe(hashes(strings, fits, n_words))

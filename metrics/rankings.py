@@ -328,10 +328,10 @@ def _break_ties(order: np.ndarray, tie: np.ndarray, d: np.ndarray, byte_rank: np
 def _group_starts(t: np.ndarray, tie: np.ndarray, T: int) -> np.ndarray:
     """For lines sorted by topic then rank, each line's rank within its topic at which its run of
     equal scores starts (``tie[i]``: lines i and i + 1 tie)."""
-    first = np.arange(len(t))
+    first = np.arange(len(t), dtype=np.int32 if len(t) < 2 ** 31 else np.int64)
     first[1:][tie] = 0  # a line tied with the one above starts no run of its own
     np.maximum.accumulate(first, out=first)  # the first line of each line's run
-    first -= np.searchsorted(t, np.arange(T))[t]  # its rank: a run never spans two topics
+    first -= np.searchsorted(t, np.arange(T)).astype(first.dtype)[t]  # its rank: a run never spans two topics
     return first
 
 
