@@ -176,6 +176,7 @@ def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
             small = after is not None and max(map(_file_size, after)) < BATCH_BYTES
             ahead = reader.submit(load_runs, after) if small else None
             yield read
+            del read  # freed (once the caller lets go of it too) before the next batch is read
 
 
 def _batched(items: list) -> list[list]:
@@ -361,6 +362,7 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
     for batch in run_batches(runs, parsed):
         rankings, integer_rankings = prepare(qrels, batch, topics, compat, max_docs, judged_only, diversity, intents)
         records += _records(rankings, integer_rankings, parsed, per_topic, undefined, average, compat, ties)
+        del batch, rankings, integer_rankings  # freed before the next batch is read
     return records_frame(records) if as_frame else records
 
 

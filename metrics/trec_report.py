@@ -55,6 +55,7 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
     for batch in run_batches(runs, [line.measure for line in lines if line.measure is not None]):
         rankings, integer_rankings = prepare(qrels, batch, topics, compat, max_docs, judged_only, diversity, intents)
         out += _block(rankings, integer_rankings, batch, lines, headed, per_topic, topics, compat, ties)
+        del batch, rankings, integer_rankings  # freed before the next batch is read
     return "\n".join(out) + "\n"
 
 
