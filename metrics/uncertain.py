@@ -241,7 +241,10 @@ def uncertain_from_dict(judgments: Mapping[str, Mapping[str, object]], source: s
                         else repr(float(value)))
                 parsed.append(parse_grades(text))
             except (TypeError, ValueError) as exc:
-                raise InputError(f"{source}: topic {t} document {d}: {exc}") from None
+                hint = (" (a grade distribution {grade: probability}; diversity qrels {topic: {subtopic: "
+                        "{docno: grade}}} are read so only with a diversity or intent-aware measure)"
+                        if isinstance(value, Mapping) else "")
+                raise InputError(f"{source}: topic {t} document {d}: {exc}{hint}") from None
             topics.append(str(t))
             docnos.append(str(d))
     if not parsed:

@@ -48,14 +48,51 @@ def has_pairs(path) -> bool:
     return b":" in data and _PAIRS.search(data) is not None
 
 
-def is_uncertain(qrels) -> bool:
-    """Whether ``qrels`` (anything the short API takes) has grade distributions."""
+def is_uncertain(qrels, measures=()) -> bool:
+    """Whether ``qrels`` (anything the short API takes) has grade distributions.
+
+    A dict of dicts of dicts is either grade distributions ``{topic: {docno: {grade:
+    probability}}}`` or diversity qrels ``{topic: {subtopic: {docno: grade}}}``: it is diversity
+    qrels when a diversity or intent-aware measure is among ``measures`` (:func:`reads_intents`),
+    and when no innermost dict has only grades (numbers) for keys; else grade distributions.
+
+    >>> diverse = {"q": {"s1": {"d1": 1}, "s2": {"d2": 1}}}
+    >>> is_uncertain(diverse), is_uncertain({"q": {"1": {"0": 0.5, "2": 0.5}}})
+    (False, True)
+    >>> is_uncertain({"q": {"7": {"5": 1.0}}}), is_uncertain({"q": {"7": {"5": 1.0}}}, ["alpha-nDCG@10"])
+    (True, False)
+    """
     if isinstance(qrels, UncertainQrels):
         return True
     if isinstance(qrels, Mapping):
-        return any(isinstance(v, Mapping) for docs in qrels.values() if isinstance(docs, Mapping)
-                   for v in docs.values())
+        return not reads_intents(measures) and any(
+            isinstance(v, Mapping) and v and all(_is_grade(g) for g in v)
+            for docs in qrels.values() if isinstance(docs, Mapping) for v in docs.values())
     return isinstance(qrels, (str, os.PathLike)) and has_pairs(qrels)
+
+
+def reads_intents(measures) -> bool:
+    """Whether one of ``measures`` (names or Measures; trec_eval's names, which parse no
+    further, have no diversity measure) reads diversity qrels' subtopics."""
+    from rpdi.metrics.measures.registry import Measure
+    from rpdi.metrics.names import parse_measure
+
+    for m in measures:
+        try:
+            m = m if isinstance(m, Measure) else parse_measure(m)
+        except InputError:
+            continue
+        if m.spec.intents:
+            return True
+    return False
+
+
+def _is_grade(key) -> bool:
+    try:
+        float(key)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def assessor(text: str) -> tuple[str, float]:
