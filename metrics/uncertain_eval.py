@@ -28,7 +28,7 @@ import numpy as np
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.frames import IRDS_PREFIX, read_table_file
 from rpdi.metrics.trec import Qrels, _load_bytes
-from rpdi.metrics.uncertain import UncertainQrels, combine_assessors, load_uncertain_qrels
+from rpdi.metrics.uncertain import UncertainQrels, combine_assessors, load_uncertain_qrels, stdin_bytes
 
 # a line whose fourth field (GRADES) holds a colon: grade:probability pairs
 _PAIRS = re.compile(rb"^[ \t]*[^\s#]\S*[ \t]+\S+[ \t]+\S+[ \t]+[^\s:]*:", re.M)
@@ -36,15 +36,17 @@ FIELDS = ("run", "topic", "measure", "value", "sd", "low", "high", "error", "pat
 
 
 def has_pairs(path) -> bool:
-    """Whether the qrels file at ``path`` (plain or .gz) has a ``grade:probability`` pair;
-    standard input (``-``) is read as it always is, and never looked into first, and a parquet
-    or TSV/CSV file with a header row (:func:`metrics.frames.read_table_file`) has one grade a row."""
+    """Whether the qrels file at ``path`` (plain or .gz; ``-``: standard input, read and put
+    back for the reader, :func:`metrics.uncertain.stdin_bytes`) has a ``grade:probability`` pair;
+    a parquet or TSV/CSV file with a header row (:func:`metrics.frames.read_table_file`) has one
+    grade a row."""
     path = os.fspath(path)
-    if path == "-" or path.startswith(IRDS_PREFIX) or not os.path.isfile(path):
+    if path == "-":
+        data = stdin_bytes()
+    elif path.startswith(IRDS_PREFIX) or not os.path.isfile(path) or read_table_file(path, header_only=True):
         return False  # the ordinary reader says what is wrong with a missing file
-    if read_table_file(path, header_only=True):
-        return False
-    data = _load_bytes(path)
+    else:
+        data = _load_bytes(path)
     return b":" in data and _PAIRS.search(data) is not None
 
 
