@@ -55,8 +55,9 @@ def is_uncertain(qrels, measures=()) -> bool:
 
     A dict of dicts of dicts is either grade distributions ``{topic: {docno: {grade:
     probability}}}`` or diversity qrels ``{topic: {subtopic: {docno: grade}}}``: it is diversity
-    qrels when a diversity or intent-aware measure is among ``measures`` (:func:`reads_intents`),
-    and when no innermost dict has only grades (numbers) for keys; else grade distributions.
+    qrels when a diversity or intent-aware measure is among ``measures`` (:func:`reads_intents`)
+    or when no innermost dict has only grades (numbers) for keys, else grade distributions (with
+    numeric docnos, only the measures tell diversity qrels apart).
 
     >>> diverse = {"q": {"s1": {"d1": 1}, "s2": {"d2": 1}}}
     >>> is_uncertain(diverse), is_uncertain({"q": {"1": {"0": 0.5, "2": 0.5}}})
