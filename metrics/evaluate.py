@@ -32,7 +32,9 @@ def load_qrels(qrels) -> Qrels:
     ``irds:DATASET_ID``, a :class:`Qrels`, a DataFrame or pyarrow Table (ir_measures', ranx's or
     PyTerrier's column names), ir_measures ``Qrel`` namedtuples, ``{topic: {docno: grade}}``, or
     :class:`~metrics.diversity.DiversityQrels` (each document's largest grade over the
-    subtopics): :func:`metrics.frames.qrels_from`."""
+    subtopics): :func:`metrics.frames.qrels_from`. Diversity qrels as a dict ``{topic:
+    {subtopic: {docno: grade}}}`` raise a one-line InputError: only :func:`load_diversity_qrels`
+    (a diversity or intent-aware measure evaluated) reads them."""
     return qrels_from(qrels)
 
 

@@ -54,6 +54,7 @@ def qrels_from(data, source: str | None = None) -> Qrels:
     if isinstance(data, DiversityQrels):
         return data.topic_qrels()
     if isinstance(data, Mapping):
+        _check_not_nested(data, source or "<qrels>")
         return qrels_from_dict(data, source or "<qrels>")
     if isinstance(data, str) and data.startswith(IRDS_PREFIX):
         from rpdi.metrics.irds import irds_qrels
@@ -63,6 +64,19 @@ def qrels_from(data, source: str | None = None) -> Qrels:
         table = read_table_file(os.fspath(data))
         return read_qrels(data) if table is None else qrels_from_table(table, os.fspath(data))
     return qrels_from_table(data, source or "<qrels>")
+
+
+def _check_not_nested(data: Mapping, source: str) -> None:
+    """InputError if ``{topic: {docno: grade}}`` holds a dict where a grade belongs: diversity
+    qrels ``{topic: {subtopic: {docno: grade}}}``, which plain measures alone do not read (as a
+    diversity qrels file, read as plain qrels, has a document twice)."""
+    for topic, docs in data.items():
+        for key, value in docs.items() if isinstance(docs, Mapping) else ():
+            if isinstance(value, Mapping):
+                raise InputError(f"{source}: topic {topic}: {key!s} holds a dict {{docno: grade}}, as diversity "
+                                 f"qrels {{topic: {{subtopic: {{docno: grade}}}}}} do; only with a diversity or "
+                                 f"intent-aware measure (alpha-nDCG@20, ERR-IA@20, X-IA) are they read so, the "
+                                 f"other measures then seeing each document's largest grade")
 
 
 def runs_from(data, source: str | None = None) -> list[Run]:

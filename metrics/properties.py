@@ -19,7 +19,7 @@ paper's Section 4, for depth k):
   convergent   swapping a document from outside the top k for a less relevant one inside
                strictly raises the score;
   top_weighted swapping a document within the top k for a less relevant one higher up
-               strictly raises the score;
+               strictly raises the score (at k = 1 there is no such swap: it holds);
   localized    the score at depth k does not depend on the collection beyond the top k;
   complete     a score exists when no document is relevant (nor when the top k has none);
   realizable   for every R >= 1 some ranking of depth k attains the metric's maximum.
@@ -249,6 +249,8 @@ def _swapped_in(probe, vectors, extra0, top, tol):
 
 def _swap_up(probe, vectors, rng, tol):
     k = vectors.shape[1]
+    if k < 2:  # a single document: no swap within the top k, the property holds vacuously
+        return None
     i, j = np.triu_indices(k, 1)
     pick = rng.integers(0, len(i), len(vectors))
     i, j = i[pick], j[pick]

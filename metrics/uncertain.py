@@ -33,8 +33,10 @@ naming file and line.
 
 from __future__ import annotations
 
+import io
 import math
 import os
+import sys
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -109,6 +111,7 @@ def read_uncertain_qrels(path: str | os.PathLike) -> UncertainQrels:
     [[0.0, 3.0], [2.0, 2.0]]
     """
     path = os.fspath(path)
+    data = stdin_bytes() if path == "-" else None  # kept to name a bad line
     columns, _ = _read_table(path, UNCERTAIN)
     strings = columns["grades"].dictionary
     table = _parse_all(strings)
@@ -119,7 +122,7 @@ def read_uncertain_qrels(path: str | os.PathLike) -> UncertainQrels:
             try:
                 parsed.append(parse_grades(text))
             except ValueError as exc:
-                raise InputError(f"{path}:{_line_of(path, text)}: grades {text!r}: {exc}") from None
+                raise InputError(f"{path}:{_line_of(path, text, data)}: grades {text!r}: {exc}") from None
         table = _from_lists(parsed)
     index = to_numpy(columns["grades"].indices)
     return UncertainQrels(columns["topic"], columns["docno"], table[0][index], table[1][index], path)
@@ -241,7 +244,10 @@ def uncertain_from_dict(judgments: Mapping[str, Mapping[str, object]], source: s
                         else repr(float(value)))
                 parsed.append(parse_grades(text))
             except (TypeError, ValueError) as exc:
-                raise InputError(f"{source}: topic {t} document {d}: {exc}") from None
+                hint = (" (a grade distribution {grade: probability}; diversity qrels {topic: {subtopic: "
+                        "{docno: grade}}} are read so only with a diversity or intent-aware measure)"
+                        if isinstance(value, Mapping) else "")
+                raise InputError(f"{source}: topic {t} document {d}: {exc}{hint}") from None
             topics.append(str(t))
             docnos.append(str(d))
     if not parsed:
@@ -291,9 +297,20 @@ def _pack(row: np.ndarray, grade: np.ndarray, prob: np.ndarray, n: int) -> tuple
     return grades, probs
 
 
-def _line_of(path: str, text: str) -> int | str:
-    """The first line whose GRADES field is ``text`` (only on the way to an error)."""
-    for lineno, raw in enumerate(_load_bytes(path).decode("utf-8").split("\n"), 1):
+def stdin_bytes() -> bytes:
+    """Standard input's bytes (gzip undone), read and put back: ``sys.stdin`` then gives them
+    again, from memory, to the next reader. So standard input can be looked into before it is
+    read (:func:`metrics.uncertain_eval.has_pairs`) and its bad line named after."""
+    data = _load_bytes("-")
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+    return data
+
+
+def _line_of(path: str, text: str, data: bytes | None = None) -> int | str:
+    """The first line whose GRADES field is ``text`` in the file at ``path`` (or its bytes
+    ``data``), only on the way to an error."""
+    data = _load_bytes(path) if data is None else data
+    for lineno, raw in enumerate(data.decode("utf-8").split("\n"), 1):
         parts = raw.split()
         if len(parts) == 4 and not parts[0].startswith("#") and parts[3] == text:
             return lineno

@@ -28,7 +28,7 @@ import numpy as np
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.frames import IRDS_PREFIX, read_table_file
 from rpdi.metrics.trec import Qrels, _load_bytes
-from rpdi.metrics.uncertain import UncertainQrels, combine_assessors, load_uncertain_qrels
+from rpdi.metrics.uncertain import UncertainQrels, combine_assessors, load_uncertain_qrels, stdin_bytes
 
 # a line whose fourth field (GRADES) holds a colon: grade:probability pairs
 _PAIRS = re.compile(rb"^[ \t]*[^\s#]\S*[ \t]+\S+[ \t]+\S+[ \t]+[^\s:]*:", re.M)
@@ -36,26 +36,66 @@ FIELDS = ("run", "topic", "measure", "value", "sd", "low", "high", "error", "pat
 
 
 def has_pairs(path) -> bool:
-    """Whether the qrels file at ``path`` (plain or .gz) has a ``grade:probability`` pair;
-    standard input (``-``) is read as it always is, and never looked into first, and a parquet
-    or TSV/CSV file with a header row (:func:`metrics.frames.read_table_file`) has one grade a row."""
+    """Whether the qrels file at ``path`` (plain or .gz; ``-``: standard input, read and put
+    back for the reader, :func:`metrics.uncertain.stdin_bytes`) has a ``grade:probability`` pair;
+    a parquet or TSV/CSV file with a header row (:func:`metrics.frames.read_table_file`) has one
+    grade a row."""
     path = os.fspath(path)
-    if path == "-" or path.startswith(IRDS_PREFIX) or not os.path.isfile(path):
+    if path == "-":
+        data = stdin_bytes()
+    elif path.startswith(IRDS_PREFIX) or not os.path.isfile(path) or read_table_file(path, header_only=True):
         return False  # the ordinary reader says what is wrong with a missing file
-    if read_table_file(path, header_only=True):
-        return False
-    data = _load_bytes(path)
+    else:
+        data = _load_bytes(path)
     return b":" in data and _PAIRS.search(data) is not None
 
 
-def is_uncertain(qrels) -> bool:
-    """Whether ``qrels`` (anything the short API takes) has grade distributions."""
+def is_uncertain(qrels, measures=()) -> bool:
+    """Whether ``qrels`` (anything the short API takes) has grade distributions.
+
+    A dict of dicts of dicts is either grade distributions ``{topic: {docno: {grade:
+    probability}}}`` or diversity qrels ``{topic: {subtopic: {docno: grade}}}``: it is diversity
+    qrels when a diversity or intent-aware measure is among ``measures`` (:func:`reads_intents`)
+    or when no innermost dict has only grades (numbers) for keys, else grade distributions (with
+    numeric docnos, only the measures tell diversity qrels apart).
+
+    >>> diverse = {"q": {"s1": {"d1": 1}, "s2": {"d2": 1}}}
+    >>> is_uncertain(diverse), is_uncertain({"q": {"1": {"0": 0.5, "2": 0.5}}})
+    (False, True)
+    >>> is_uncertain({"q": {"7": {"5": 1.0}}}), is_uncertain({"q": {"7": {"5": 1.0}}}, ["alpha-nDCG@10"])
+    (True, False)
+    """
     if isinstance(qrels, UncertainQrels):
         return True
     if isinstance(qrels, Mapping):
-        return any(isinstance(v, Mapping) for docs in qrels.values() if isinstance(docs, Mapping)
-                   for v in docs.values())
+        return not reads_intents(measures) and any(
+            isinstance(v, Mapping) and v and all(_is_grade(g) for g in v)
+            for docs in qrels.values() if isinstance(docs, Mapping) for v in docs.values())
     return isinstance(qrels, (str, os.PathLike)) and has_pairs(qrels)
+
+
+def reads_intents(measures) -> bool:
+    """Whether one of ``measures`` (names or Measures; trec_eval's names, which parse no
+    further, have no diversity measure) reads diversity qrels' subtopics."""
+    from rpdi.metrics.measures.registry import Measure
+    from rpdi.metrics.names import parse_measure
+
+    for m in measures:
+        try:
+            m = m if isinstance(m, Measure) else parse_measure(m)
+        except InputError:
+            continue
+        if m.spec.intents:
+            return True
+    return False
+
+
+def _is_grade(key) -> bool:
+    try:
+        float(key)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def assessor(text: str) -> tuple[str, float]:

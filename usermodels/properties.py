@@ -33,7 +33,7 @@ def properties(measures, *, model: bool = False, as_frame: bool = False):
     module): records ``{"measure", "bounded", ..., "realizable", "counterexamples", "search"}``
     (:meth:`metrics.properties.Analysis.record`) of its closed form, or with ``model`` (always
     for a model of one's own) of its browsing model's exact expectation; with ``as_frame`` a
-    pandas DataFrame of them (the properties as ``bool``, the counterexamples as dicts).
+    pandas DataFrame of them (the properties as ``boolean``, the counterexamples as dicts).
 
     >>> frame = properties(["P@5", "RBP(p=0.8)"], as_frame=True)
     >>> frame[["measure", "monotonic", "top_weighted"]]

@@ -12,7 +12,9 @@ also take a model of one's own by name (``path.py:Class(...)``, ``package.module
 as a class or as an instance. Qrels with grade distributions (a file with ``grade:probability``
 pairs, ``{topic: {docno: {grade: probability}}}``, :class:`metrics.uncertain.UncertainQrels`) are
 evaluated over judgment worlds by :func:`metrics.uncertain_eval.evaluate` (its options, records
-with the expectation, sd, interval and path); every grade certain, they are ordinary qrels.
+with the expectation, sd, interval and path); every grade certain, they are ordinary qrels. With a
+diversity or intent-aware measure asked for, a dict of dicts of dicts is diversity qrels
+``{topic: {subtopic: {docno: grade}}}`` instead (:func:`metrics.uncertain_eval.is_uncertain`).
 
 >>> from rpdi.usermodels.examples.two_strikes import TwoStrikes
 >>> score(TwoStrikes(n=2), [1, 0, 0, 1])  # reads 3 documents, gains 1: E[G]/E[N]
@@ -86,7 +88,7 @@ def resolve(measure, base: str | None = None):
 @functools.wraps(metrics_evaluate)
 def evaluate(qrels, runs, measures, *, as_frame: bool = False, **options):
     measures = [resolve(m) for m in measure_list(measures)]
-    if is_uncertain(qrels):  # grade distributions: scores over judgment worlds
+    if is_uncertain(qrels, measures):  # grade distributions: scores over judgment worlds
         qrels = judgments(qrels)
         if isinstance(qrels, UncertainQrels):
             records = evaluate_worlds(qrels, runs, measures, **options)

@@ -175,3 +175,26 @@ def test_bad_input_is_one_line(files, tmp_path, write, run_cli):
     assert status == 2 and err.count("\n") == 1 and "weights" in err, err
     status, out, err = run_cli(["compare", files[0], a, b, "-m", "P@2", "--users", "10"])
     assert status == 2 and err.count("\n") == 1 and "--users" in err, err
+
+
+@pytest.mark.parametrize("gzipped", [False, True], ids=["plain", "gzip"])
+def test_standard_input_is_read_as_a_file_and_names_the_bad_line(gzipped, files, monkeypatch, run_cli):
+    """Pairs on standard input (``-``) are uncertain grades as in a file, and a bad entry is named
+    by its line, comments and blank lines counted (it used to be read as plain qrels)."""
+    import gzip
+
+    u, a, b = files
+
+    def stdin(text):
+        data = text.encode()
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(gzip.compress(data) if gzipped else data)))
+
+    status, from_file, err = run_cli(["eval", u, a, b, *measures_argv(), "--format", "json"])
+    assert status == 0, err
+    stdin(pairs_text(UNCERTAIN))
+    assert run_cli(["eval", "-", a, b, *measures_argv(), "--format", "json"]) == (0, from_file, "")
+    for command in ("eval", "compare"):
+        stdin("# judged twice\n\nq1 0 d1 0:0.3,1:0.7\nq1 0 d2 1\nq1 0 d3 0:0.5,1:0.4\n")
+        status, out, err = run_cli([command, "-", a, b, "-m", "P@2"])
+        assert (status, out) == (2, "") and err.count("\n") == 1, err
+        assert err.endswith(": -:5: grades '0:0.5,1:0.4': probabilities sum to 0.9, not 1\n"), err

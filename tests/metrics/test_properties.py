@@ -412,3 +412,36 @@ def test_plugin_model(capsys, monkeypatch):
     assert ex["convergent"]["ranking"] == "0020000000"
     assert main(["properties", "-m", TWO_STRIKES]) == 0
     assert "TwoStrikes(n=2)@10: not monotonic" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------------------------
+# Cutoff 1
+
+# By reasoning, at depth 1 (one document read; columns as in TABLE2). No swap within the top 1
+# exists, so every measure is top-weighted (vacuously), and with one rank there are no ties
+# after the first relevant document: RR and HIT become convergent. P@1: "1" -> "10" halves the
+# score (not monotonic); "1" scores the maximum for every R (realizable). nDCG@1 = g1 / top
+# grade: not monotonic like P, undefined for R = 0 (not complete). AP@1 and R@1 = g1 / R: not
+# localized, not complete, and with R = 2 at most 1/2 (not realizable); AP@2 of "1" + one more
+# relevant document rises (monotonic), as R@2 does.
+CUTOFF_1 = {
+    "P@1": (Y, N, Y, Y, Y, Y, Y),
+    "RR@1": (Y, Y, Y, Y, Y, Y, Y),
+    "HIT@1": (Y, Y, Y, Y, Y, Y, Y),
+    "nDCG@1": (Y, N, Y, Y, Y, N, Y),
+    "AP@1": (Y, Y, Y, Y, N, N, N),
+    "R@1": (Y, Y, Y, Y, N, N, N),
+}
+
+
+@pytest.mark.parametrize("model", [False, True], ids=["closed_form", "model"])
+def test_cutoff_one(capsys, model):
+    """Cutoff 1 is analysed like any other (it used to fail drawing a swap within the top 1)."""
+    measures = [m for m in CUTOFF_1 if not model or parse_measure(m).spec.name in MODELS]
+    assert len(measures) >= 4
+    records = run_json(capsys, measures, model=model)
+    assert [r["measure"] for r in records] == measures
+    for r in records:
+        assert tuple(r[p] for p in PROPERTIES) == CUTOFF_1[r["measure"]], r["measure"]
+        verify(r, (model_exact if model else closed_form)(r["measure"]), top_of(r["measure"]), k=1)
+        assert r["search"] == "exhaustive: all 2 binary rankings of depth 1"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 import rpdi
 from rpdi.metrics import build_rankings, load_qrels, load_runs
@@ -16,7 +17,10 @@ def test_expectations_frame_holds_each_present_cell(random_collection):
     rankings = build_rankings(load_qrels(qrels), load_runs(runs))
     ex = rpdi.exact(rpdi.model_for("RBP(p=0.8)"), rankings)
     frame = expectations_frame(ex, rankings)
-    assert frame.dtypes.astype(str).tolist() == ["category"] * 3 + ["float64"] * 3
+    assert frame.dtypes.astype(str).tolist() == ["string"] * 3 + ["float64"] * 3
+    other = expectations_frame(ex, build_rankings(load_qrels(qrels), load_runs({"z": runs[next(iter(runs))]})))
+    both = pd.concat([frame, other], ignore_index=True)  # other runs: kept as strings, not lost categories
+    assert both.dtypes.astype(str).tolist() == ["string"] * 3 + ["float64"] * 3 and set(both["run"]) == {*runs, "z"}
     assert len(frame) == rankings.present.sum() * len(ex.values)
     rate = frame[frame["aggregation"] == "rate"]
     records = rpdi.evaluate(qrels, runs, ["RBP(p=0.8)"], per_topic=True)  # the closed form, per topic
@@ -36,7 +40,8 @@ def test_fitted_frames():
     frame = fitted_frame(fitted)
     assert frame["parameter"].astype(str).tolist() == list(fitted.params)
     assert frame["value"].tolist() == list(fitted.params.values())
-    assert str(frame["model"].dtype) == "category" and frame["model"].astype(str).unique().tolist() == ["DBN"]
+    assert frame.dtypes.astype(str).tolist() == ["string", "string", "float64", "float64"]
+    assert frame["model"].unique().tolist() == ["DBN"]
     keys = attractiveness_frame(fitted)
     assert keys["alpha"].tolist() == fitted.alpha.tolist() and keys["sigma"].tolist() == fitted.sigma.tolist()
-    assert len(keys) == len(fitted.keys)
+    assert len(keys) == len(fitted.keys) and keys.dtypes.astype(str).tolist() == ["string", "float64", "float64"]

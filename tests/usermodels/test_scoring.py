@@ -192,3 +192,54 @@ def test_a_config_compares_a_model_of_ones_own_as_rpdi_compare_does(tmp_path, ca
         q = config[p["run_a"], p["run_b"]]
         assert p["method"] == q["method"] == "exact"
         assert (q["mean_a"], q["mean_b"], q["p"]) == pytest.approx((p["mean_a"], p["mean_b"], p["p"]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Diversity qrels as a dict {topic: {subtopic: {docno: grade}}}
+
+DIVERSITY = """1 1 d1 1
+1 2 d1 0
+1 2 d2 2
+1 3 d3 0
+1 1 d4 -1
+1 2 d4 -1
+2 7 e1 1
+2 10 e2 1
+"""
+DIVERSITY_RUN = {"r": {"1": {"d2": 5.0, "x1": 4.0, "d4": 3.0, "d1": 2.0}, "2": {"e2": 1.0, "e1": 1.0}}}
+DIVERSE = ["alpha-nDCG@10", "ERR-IA@10", "NRBP", "P-IA@5", "RBP-IA", "alpha_nDCG@5", "P@10", "nDCG@10"]
+
+
+def _nested(text, rename=str):
+    nested = {}
+    for line in text.splitlines():
+        topic, subtopic, docno, grade = line.split()
+        nested.setdefault(topic, {}).setdefault(subtopic, {})[rename(docno)] = float(grade)
+    return nested
+
+
+@pytest.mark.parametrize("rename", [str, lambda d: str(10 + int(d[1:]))], ids=["docnos", "numeric_docnos"])
+def test_diversity_qrels_as_a_dict_are_the_file(tmp_path, rename):
+    """Read by the diversity and intent-aware measures (and the plain ones beside them), the
+    dict gives the file's values, topic by topic; numeric docnos (which could be grades of a
+    distribution {grade: probability}) are read so too when such a measure is asked for."""
+    path = tmp_path / "div.qrels"
+    path.write_text("".join(f"{t} {s} {rename(d)} {g}\n" for t, s, d, g in map(str.split, DIVERSITY.splitlines())))
+    run = {"r": {t: {rename(d) if d != "x1" else d: s for d, s in docs.items()}
+                 for t, docs in DIVERSITY_RUN["r"].items()}}
+    from_dict = rpdi.evaluate(_nested(DIVERSITY, rename), run, DIVERSE, per_topic=True)
+    from_file = rpdi.evaluate(str(path), run, DIVERSE, per_topic=True)
+    assert from_dict == [dict(r) for r in from_file]
+    assert {r["measure"] for r in from_dict} == set(DIVERSE) and len(from_dict) == 3 * len(DIVERSE)
+    assert len({r["value"] for r in from_dict}) > 3
+
+
+def test_diversity_dict_with_plain_measures_alone_is_one_line():
+    """Alone, a plain measure reads a dict as {topic: {docno: grade}} or grade distributions: a
+    diversity dict is neither, and says so in one line (as a diversity qrels file, read as plain
+    qrels, names a document given twice)."""
+    for nested in (_nested(DIVERSITY), _nested(DIVERSITY, lambda d: str(10 + int(d[1:])))):
+        with pytest.raises(InputError) as info:
+            rpdi.evaluate(nested, DIVERSITY_RUN, ["P@10"])
+        message = str(info.value)
+        assert "\n" not in message and "topic 1" in message and "diversity" in message
