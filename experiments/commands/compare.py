@@ -6,7 +6,7 @@ import os
 
 from rpdi.experiments import compare_plots
 from rpdi.experiments.commands import worlds
-from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
+from rpdi.experiments.commands.inputs import collection, measure_names, named_runs, resolved_measures
 from rpdi.experiments.commands.outputs import check_writable
 from rpdi.experiments.compare import (FIELDS, INTENT_FIELDS, POWER_FIELDS, TIE_FIELDS, USER_FIELDS, compare,
                                       discriminative_power, unit_fields)
@@ -28,7 +28,11 @@ def run(args) -> str:
     topics = args.topics or "qrels"
     diversity = args.intents is not None or any(m.spec.intents for m in parsed)
     judged = worlds.judgments(args)  # uncertain grades: over judgment worlds
-    qrels, runs = collection(args, topics, diversity=diversity, qrels=judged)
+    # the runs read a batch at a time (rpdi.compare), unless they would be read twice (standard input,
+    # the powers of all pairs besides the baseline's, judgment worlds): then once, here
+    lazy = not (isinstance(judged, UncertainQrels) or args.discriminative_power and args.baseline is not None
+                or any(path == "-" for _, path in named_runs(args.runs)))
+    qrels, runs = collection(args, topics, diversity=diversity, qrels=judged, lazy=lazy)
     tests = dict(test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
                  seed=args.seed, interval=args.interval, topics=topics, intents=args.intents, ties=args.ties)
     if isinstance(judged, UncertainQrels):

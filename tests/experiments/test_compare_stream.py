@@ -1,0 +1,68 @@
+"""``rpdi compare`` over many runs: a batch of runs in memory at a time, the bytes of all at once."""
+
+import gc
+import json
+import sys
+import weakref
+
+import numpy as np
+import pytest
+
+from rpdi.experiments.compare import compare
+from rpdi.metrics.evaluate import RunFile
+
+MEASURES = ["AP", "nDCG@10", "nDCG", "RR", "P@10", "RBP(p=0.8)", "ERR@20", "bpref"]
+
+
+@pytest.fixture
+def collection(tmp_path, random_collection, write_trec):
+    """Six run files of different depths (ties, empty rankings, a topic not in the qrels)."""
+    qrels, runs = random_collection(np.random.default_rng(2026), 6, 12)
+    return write_trec(tmp_path, qrels, runs)
+
+
+def batch_bytes(monkeypatch, size: int) -> None:
+    monkeypatch.setattr(sys.modules["rpdi.metrics.evaluate"], "BATCH_BYTES", size)
+
+
+@pytest.fixture
+def most_alive(monkeypatch):
+    """A list that receives, each time a run file has been read, how many runs read are alive."""
+    refs, counts = [], []
+    read = RunFile.done
+
+    def done(self, run):
+        run = read(self, run)
+        gc.collect()  # what nothing refers to any more is not counted
+        refs.append(weakref.ref(run))
+        counts.append(sum(ref() is not None for ref in refs))
+        return run
+
+    monkeypatch.setattr(RunFile, "done", done)
+    return counts
+
+
+def test_compare_holds_one_batch_of_runs_at_a_time(collection, monkeypatch, most_alive, run_cli):
+    """Each run file a batch of its own: the API and the command have at most one run read alive
+    at once, where reading every run first has all six."""
+    qrels, runs = collection
+    batch_bytes(monkeypatch, 1)
+    compare(qrels, runs, ["AP", "nDCG@10"], ties="expected")
+    assert len(most_alive) >= 6 and max(most_alive) == 1, most_alive  # (read twice: depths differ)
+    most_alive.clear()
+    status, out, err = run_cli(["compare", qrels, *runs, "-m", "AP", "--baseline", "run2", "--format", "json"])
+    assert status == 0, err
+    assert len(most_alive) >= 6 and max(most_alive) == 1, most_alive  # (read twice: depths differ)
+
+
+@pytest.mark.parametrize("options", [dict(), dict(topics="intersection", baseline="run3"),
+                                     dict(ties="expected"), dict(ties="range", test="t")])
+def test_one_batch_at_a_time_gives_the_bytes_of_all_at_once(collection, monkeypatch, options):
+    """Runs ranked one by one (rankings of different depths) give the records of all six ranked
+    together, to the last bit."""
+    qrels, runs = collection
+    together = compare(qrels, runs, MEASURES, resamples=200, **options)
+    batch_bytes(monkeypatch, 1)
+    apart = compare(qrels, runs, MEASURES, resamples=200, **options)
+    assert len(together) == (5 if "baseline" in options else 15) * len(MEASURES)
+    assert json.dumps(apart) == json.dumps(together)
