@@ -83,7 +83,11 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     over judgment worlds (:func:`experiments.compare_worlds.compare`), not with ``ties`` yet.
     Session measures (sRBP, sDCG) compare runs over ``sessions`` (as in
     :func:`metrics.evaluate.evaluate`), each session one observation: the sessions every run
-    takes part in; not with single-query measures in the same call.
+    takes part in; not with single-query measures in the same call. The runs are read, ranked
+    and scored a batch at a time, only their per-topic values kept
+    (:func:`experiments.run_scores.run_scores`), but with ``users`` or session measures all at
+    once: the users' outcomes are found exactly or simulated for all rankings alike, and a
+    session is laid out at the longest ranking of all runs.
 
     >>> from rpdi.experiments.compare import compare
     >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}

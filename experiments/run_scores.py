@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rpdi.metrics.evaluate import compute, loaded, run_batches
+from rpdi.metrics.evaluate import RunFile, compute, loaded, run_batches, run_items
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.rankings import Rankings
 from rpdi.metrics.tie_scores import TieScore, tie_scores
@@ -54,6 +54,7 @@ def run_scores(qrels, runs, measures: list[Measure], topics: str = "qrels", dive
     ``ties`` ("expected", "range") also over the orders of tied documents
     (:func:`metrics.tie_scores.tie_scores`). Runs are read a batch at a time."""
     qrels, intents = loaded(qrels, diversity, "trec_eval", intents)
+    runs = [r.read() if isinstance(r, RunFile) and r.path == "-" else r for r in run_items(runs)]  # read once
     score = partial(batch_scores, qrels, measures, topics, diversity, intents, ties)
     # map lets go of a batch's runs once scored, before run_batches reads the next batch
     parts = list(map(score, run_batches(runs)))  # (scores, depth of the rankings) of each batch

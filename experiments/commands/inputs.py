@@ -25,8 +25,12 @@ def collection(args, topics: str, diversity: bool = False, qrels=None, lazy: boo
         qrels = load_diversity_qrels(args.qrels) if diversity else load_qrels(args.qrels)
     lengths = read_lengths(args.doc_lengths) if args.doc_lengths else None
 
+    checked = set()  # a run read twice (rpdi compare, to rank it deeper) is checked once
+
     def then(run):
-        check_overlap(qrels, [run], topics, args.qrels, f"rpdi {args.command}")
+        if (run.name, run.source) not in checked:
+            checked.add((run.name, run.source))
+            check_overlap(qrels, [run], topics, args.qrels, f"rpdi {args.command}")
         return run if lengths is None else with_lengths(run, lengths)
 
     runs = [RunFile(path, name, then) for name, path in named_runs(args.runs)]
