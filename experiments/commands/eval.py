@@ -3,21 +3,17 @@ expectation), as a table, CSV, JSON or trec_eval's lines."""
 
 from __future__ import annotations
 
-import os
-
 from rpdi.experiments.commands import worlds
-from rpdi.experiments.commands.inputs import collection, measure_names, named_runs, resolved_measures
+from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures, return_freed_memory
 from rpdi.experiments.formats import format_eval, session_note
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.evaluate import BATCH_BYTES, evaluate, expand
+from rpdi.metrics.evaluate import evaluate, expand
 from rpdi.metrics.trec_report import trec_report
 from rpdi.metrics.uncertain import UncertainQrels
 
 
 def run(args) -> str:
-    if any(os.path.isfile(path) and os.path.getsize(path) >= BATCH_BYTES  # large runs: memory before speed
-           for _, path in named_runs(args.runs)):
-        _return_freed_memory()
+    return_freed_memory(args)
     names = measure_names(args)
     measures = resolved_measures(names)
     parsed = expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
@@ -55,23 +51,3 @@ def run(args) -> str:
                 raise InputError(f"measure {text!r}: too large to evaluate ({reason})") from None
         raise InputError(f"too large to evaluate ({reason})") from None
     return format_eval(records, args.format, args.digits)
-
-
-def _return_freed_memory() -> None:
-    """Make the memory of one run, freed, go back to the system before the next run is read, so
-    that eval's peak is that of its largest run, not a sum (runs are evaluated a batch at a time,
-    :func:`~metrics.evaluate.run_batches`; only for runs of a batch's size or more, as the many
-    maps and unmaps cost small runs a third of their time): pyarrow allocates with the C library's malloc
-    rather than its mimalloc pool (which keeps tens of MiB of a file read), and glibc's malloc
-    maps every block of 128 KiB or more of its own (by default it raises that threshold to the
-    largest block freed, and the run's arrays then stay in its heap)."""
-    import ctypes
-
-    import pyarrow as pa
-
-    pa.set_memory_pool(pa.system_memory_pool())
-    try:
-        ctypes.CDLL(None).mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD
-    except (AttributeError, OSError):  # not glibc
-        pass
-

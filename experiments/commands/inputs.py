@@ -90,3 +90,27 @@ def named_runs(items: list[str]) -> list[tuple[str | None, str]]:
         name, sep, path = item.partition("=")
         out.append((name, path) if sep and name and not os.path.exists(item) else (None, item))
     return out
+
+
+def return_freed_memory(args) -> None:
+    """For runs of a batch's size or more (:data:`~metrics.evaluate.BATCH_BYTES`), make the memory
+    of one run, freed, go back to the system before the next run is read, so that the command's
+    peak is that of its largest run, not a sum (runs are read a batch at a time,
+    :func:`~metrics.evaluate.run_batches`; not for smaller runs, as the many maps and unmaps cost
+    small runs a third of their time): pyarrow allocates with the C library's malloc rather than
+    its mimalloc pool (which keeps tens of MiB of a file read), and glibc's malloc maps every
+    block of 128 KiB or more of its own (by default it raises that threshold to the largest block
+    freed, and the run's arrays then stay in its heap)."""
+    from rpdi.metrics.evaluate import BATCH_BYTES
+
+    if not any(os.path.isfile(path) and os.path.getsize(path) >= BATCH_BYTES for _, path in named_runs(args.runs)):
+        return
+    import ctypes
+
+    import pyarrow as pa
+
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        ctypes.CDLL(None).mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD
+    except (AttributeError, OSError):  # not glibc
+        pass
