@@ -6,7 +6,8 @@ import os
 
 from rpdi.experiments import compare_plots
 from rpdi.experiments.commands import worlds
-from rpdi.experiments.commands.inputs import collection, measure_names, named_runs, resolved_measures, return_freed_memory
+from rpdi.experiments.commands.inputs import (collection, measure_names, named_runs, resolved_measures,
+                                              return_freed_memory)
 from rpdi.experiments.commands.outputs import check_writable
 from rpdi.experiments.compare import (FIELDS, INTENT_FIELDS, POWER_FIELDS, TIE_FIELDS, USER_FIELDS, compare,
                                       discriminative_power, unit_fields)

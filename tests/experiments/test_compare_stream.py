@@ -72,8 +72,8 @@ def test_a_run_read_twice_is_warned_about_once(tmp_path, monkeypatch, run_cli, w
     """Rankings of different depths in different batches: the runs are read again, deeper; the
     run that shares no topic with the qrels is named once."""
     qrels, runs = write_trec(tmp_path, {"1": {"a": 1, "b": 0}, "2": {"c": 1}},
-                             {"a": {"1": {"a": 2.0, "b": 1.0}, "2": {"c": 1.0}}, "b": {"1": {"b": 2.0}, "2": {"c": 1.0}},
-                              "c": {"9": {"b": 2.0}}})
+                             {"a": {"1": {"a": 2.0, "b": 1.0}, "2": {"c": 1.0}},
+                              "b": {"1": {"b": 2.0}, "2": {"c": 1.0}}, "c": {"9": {"b": 2.0}}})
     batch_bytes(monkeypatch, 1)
     status, out, err = run_cli(["compare", qrels, *runs, "-m", "AP"])
     assert status == 0 and err.count("shares no topic") == 1, err
