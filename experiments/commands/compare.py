@@ -30,10 +30,9 @@ def run(args) -> str:
     topics = args.topics or "qrels"
     diversity = args.intents is not None or any(m.spec.intents for m in parsed)
     judged = worlds.judgments(args)  # uncertain grades: over judgment worlds
-    # the runs read a batch at a time (rpdi.compare), unless they would be read twice (standard input,
-    # the powers of all pairs besides the baseline's, judgment worlds): then once, here
-    lazy = not (isinstance(judged, UncertainQrels) or args.discriminative_power and args.baseline is not None
-                or any(path == "-" for _, path in named_runs(args.runs)))
+    # the runs read a batch at a time (rpdi.compare), but once, here, from standard input (it cannot be read
+    # again) or for judgment worlds (which read them all at once)
+    lazy = not (isinstance(judged, UncertainQrels) or any(path == "-" for _, path in named_runs(args.runs)))
     qrels, runs = collection(args, topics, diversity=diversity, qrels=judged, lazy=lazy)
     tests = dict(test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
                  seed=args.seed, interval=args.interval, topics=topics, intents=args.intents, ties=args.ties)
