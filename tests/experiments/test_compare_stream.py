@@ -78,3 +78,31 @@ def test_a_run_read_twice_is_warned_about_once(tmp_path, monkeypatch, run_cli, w
     batch_bytes(monkeypatch, 1)
     status, out, err = run_cli(["compare", qrels, *runs, "-m", "AP"])
     assert status == 0 and err.count("shares no topic") == 1, err
+
+
+def test_a_batch_deepened_has_the_arrays_of_all_runs_ranked_at_once(collection):
+    """One run ranked alone and padded to the depth of all six ranked together has their arrays
+    for it, field by field (document lengths given; the codes of documents the qrels do not
+    judge are the batch's own, only where a ranking ends is compared)."""
+    from dataclasses import fields
+
+    from rpdi.experiments.run_scores import deepened
+    from rpdi.metrics.evaluate import load_qrels, load_runs
+    from rpdi.metrics.rankings import build_rankings
+    from rpdi.metrics.trec import with_lengths
+
+    qrels, paths = collection
+    qrels = load_qrels(qrels)
+    runs = [with_lengths(run, {docno: float(len(docno)) for docno in run.docno.dictionary.to_pylist()[::2]})
+            for run in load_runs(paths)]
+    together = build_rankings(qrels, runs)
+    alone = build_rankings(qrels, runs[3:4])
+    assert alone.depth < together.depth and together.tie is not None
+    alone = deepened(alone, together.depth)
+    for f in fields(together):
+        value = getattr(together, f.name)
+        if isinstance(value, np.ndarray) and value.ndim == 3:  # (runs, topics, ranks)
+            mine = getattr(alone, f.name)
+            if f.name == "doc":
+                mine, value = mine < 0, value < 0
+            np.testing.assert_array_equal(mine, value[3:4], err_msg=f.name)
