@@ -14,6 +14,7 @@ import numpy as np
 
 from rpdi.choices import CORRECTIONS, INTERVALS, TESTS
 from rpdi.experiments.formats import unit_name
+from rpdi.experiments.run_scores import run_scores
 from rpdi.metrics.evaluate import compute, expand
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
@@ -82,7 +83,11 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     over judgment worlds (:func:`experiments.compare_worlds.compare`), not with ``ties`` yet.
     Session measures (sRBP, sDCG) compare runs over ``sessions`` (as in
     :func:`metrics.evaluate.evaluate`), each session one observation: the sessions every run
-    takes part in; not with single-query measures in the same call.
+    takes part in; not with single-query measures in the same call. The runs are read, ranked
+    and scored a batch at a time, only their per-topic values kept
+    (:func:`experiments.run_scores.run_scores`), but with ``users`` or session measures all at
+    once: the users' outcomes are found exactly or simulated for all rankings alike, and a
+    session is laid out at the longest ranking of all runs.
 
     >>> from rpdi.experiments.compare import compare
     >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
@@ -118,17 +123,14 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
                              f"its own; it cannot be compared between runs")
     session = check_session_call(parsed, sessions, ties, intents=intents)
     diversity = any(x.spec.intents for x in expand(parsed))
-    _, loaded, rankings = collection_rankings(qrels, runs, topics, diversity, intents)
-    names = list(rankings.runs)
-    if len(names) < 2:
-        raise InputError("compare needs two or more runs")
-    if baseline is not None and baseline not in names:
-        raise InputError(f"baseline {baseline!r}: not one of the runs ({', '.join(names)})")
-    read = {m.text: rankings for m in parsed}  # the rankings each measure reads: a session's turns end to end
-    if session:
-        found = given_sessions(sessions, rankings.topics, loaded)
-        read = {m.text: session_rankings(rankings, found, session_width(m, rankings)) for m in parsed}
-    common = {text: np.flatnonzero(r.present.all(0)) for text, r in read.items()}
+    texts = [m.text for m in parsed]
+    if session or users is not None:  # sessions and the users' preference read all runs' rankings at once
+        names, read = _whole(qrels, runs, parsed, topics, diversity, intents, sessions, baseline)
+        present, today = {text: r.present for text, r in read.items()}, None
+    else:  # the runs read, ranked and scored a batch at a time, only their per-topic values kept
+        names, both, today, tied = run_scores(qrels, runs, parsed, topics, diversity, intents, ties)
+        names, read, present = _names(names, baseline), dict.fromkeys(texts), dict.fromkeys(texts, both)
+    common = {text: np.flatnonzero(p.all(0)) for text, p in present.items()}
     if min(c.size for c in common.values()) < 2:
         raise InputError(f"fewer than two {unit_name(session)} common to all runs")
     options = dict(baseline=baseline, test=test, correction=correction, alpha=alpha,
@@ -137,9 +139,10 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
         for on in {id(r): r for r in read.values()}.values():
             _check_user_work([model for m, model in zip(parsed, map(_model, parsed))
                               if model is not None and read[m.text] is on], on, users, convention, force)
+    if today is None:  # all runs' rankings, in trec_eval's order (ties are refused with sessions and users)
+        today = [m.compute(View(read[m.text])) for m in parsed] if session else compute(read[texts[0]], parsed)
+        tied = [None] * len(parsed)
     records, per_intent = [], []
-    today = [m.compute(View(read[m.text])) for m in parsed] if session else compute(rankings, parsed)
-    tied = [None] * len(parsed) if ties == "trec_eval" else tie_scores(rankings, parsed, ties, "trec_eval", None, today)
     for m, score, tie in zip(parsed, today, tied):
         on, where = read[m.text], common[m.text]
         X = np.nan_to_num((score if tie is None else tie.score).value[:, where])
@@ -157,6 +160,28 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     if as_frame:
         records, per_intent = records_frame(records), records_frame(per_intent)
     return (records, per_intent) if by_intent else records
+
+
+def _names(runs, baseline: str | None) -> list[str]:
+    """The runs' names; InputError for fewer than two, or a baseline not among them."""
+    names = list(runs)
+    if len(names) < 2:
+        raise InputError("compare needs two or more runs")
+    if baseline is not None and baseline not in names:
+        raise InputError(f"baseline {baseline!r}: not one of the runs ({', '.join(names)})")
+    return names
+
+
+def _whole(qrels, runs, parsed: list[Measure], topics: str, diversity: bool, intents, sessions,
+           baseline: str | None) -> tuple[list[str], dict]:
+    """The run names and, per measure, the rankings of all runs it reads, read at once: a session
+    measure's (``sessions`` given, or session measures) its sessions' turns end to end."""
+    _, loaded, rankings = collection_rankings(qrels, runs, topics, diversity, intents)
+    names = _names(rankings.runs, baseline)
+    if not any(m.spec.session for m in parsed):
+        return names, {m.text: rankings for m in parsed}
+    found = given_sessions(sessions, rankings.topics, loaded)
+    return names, {m.text: session_rankings(rankings, found, session_width(m, rankings)) for m in parsed}
 
 
 def in_units(records: list[dict], session: bool) -> list[dict]:

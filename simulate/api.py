@@ -30,13 +30,19 @@ def collection_rankings(qrels, runs, topics: str, diversity: bool, intents=None)
     """(qrels, runs, rankings): with ``diversity`` diversity qrels and rankings with their
     subtopics and ``intents``' P(i|q) (:func:`metrics.diversity.diversity_rankings`), as the
     users of alpha-nDCG and X-IA read them; else plain ones (``intents`` then refused)."""
-    if not diversity:
-        if intents is not None:
-            raise InputError("intents: given, but no diversity or intent-aware measure (X-IA) reads them")
-        qrels, runs = load_qrels(qrels), load_runs(runs)
-        return qrels, runs, build_rankings(qrels, runs, topics)
-    qrels, runs = load_diversity_qrels(qrels), load_runs(runs)
-    return qrels, runs, diversity_rankings(qrels, runs, topics, intents=load_intents(intents))
+    if not diversity and intents is not None:
+        raise InputError("intents: given, but no diversity or intent-aware measure (X-IA) reads them")
+    qrels = load_diversity_qrels(qrels) if diversity else load_qrels(qrels)
+    runs = load_runs(runs)
+    return qrels, runs, rankings_of(qrels, runs, topics, diversity, load_intents(intents))
+
+
+def rankings_of(qrels, runs, topics: str, diversity: bool, intents=None):
+    """:func:`collection_rankings`'s rankings of ``runs`` (:class:`~metrics.trec.Run` objects) on
+    qrels and intents already read (:func:`metrics.evaluate.loaded`)."""
+    if diversity:
+        return diversity_rankings(qrels, runs, topics, intents=intents)
+    return build_rankings(qrels, runs, topics)
 
 
 def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[BrowsingModel]], *,

@@ -6,7 +6,8 @@ import os
 
 from rpdi.experiments import compare_plots
 from rpdi.experiments.commands import worlds
-from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
+from rpdi.experiments.commands.inputs import (collection, measure_names, named_runs, resolved_measures,
+                                              reuse_freed_memory)
 from rpdi.experiments.commands.outputs import check_writable
 from rpdi.experiments.compare import (FIELDS, INTENT_FIELDS, POWER_FIELDS, TIE_FIELDS, USER_FIELDS, compare,
                                       discriminative_power, unit_fields)
@@ -19,6 +20,7 @@ from rpdi.simulate.settings import check_settings
 
 
 def run(args) -> str:
+    reuse_freed_memory()
     measures = resolved_measures(measure_names(args))
     parsed = expand(measures)  # malformed measures are reported before the files are read
     check_settings(dict(seed=args.seed, users=args.users or 0), prefix="--")
@@ -28,7 +30,10 @@ def run(args) -> str:
     topics = args.topics or "qrels"
     diversity = args.intents is not None or any(m.spec.intents for m in parsed)
     judged = worlds.judgments(args)  # uncertain grades: over judgment worlds
-    qrels, runs = collection(args, topics, diversity=diversity, qrels=judged)
+    # the runs read a batch at a time (rpdi.compare), but once, here, from standard input (it cannot be read
+    # again) or for judgment worlds (which read them all at once)
+    lazy = not (isinstance(judged, UncertainQrels) or any(path == "-" for _, path in named_runs(args.runs)))
+    qrels, runs = collection(args, topics, diversity=diversity, qrels=judged, lazy=lazy)
     tests = dict(test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
                  seed=args.seed, interval=args.interval, topics=topics, intents=args.intents, ties=args.ties)
     if isinstance(judged, UncertainQrels):

@@ -3,10 +3,8 @@ expectation), as a table, CSV, JSON or trec_eval's lines."""
 
 from __future__ import annotations
 
-import os
-
 from rpdi.experiments.commands import worlds
-from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
+from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures, reuse_freed_memory
 from rpdi.experiments.formats import format_eval, session_note
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import evaluate, expand
@@ -15,7 +13,7 @@ from rpdi.metrics.uncertain import UncertainQrels
 
 
 def run(args) -> str:
-    _reuse_freed_memory()
+    reuse_freed_memory()
     names = measure_names(args)
     measures = resolved_measures(names)
     parsed = expand(measures, args.relevance_level)  # malformed measures are reported before the files are read
@@ -53,27 +51,3 @@ def run(args) -> str:
                 raise InputError(f"measure {text!r}: too large to evaluate ({reason})") from None
         raise InputError(f"too large to evaluate ({reason})") from None
     return format_eval(records, args.format, args.digits)
-
-
-def _reuse_freed_memory() -> None:
-    """Have the memory of arrays freed serve the next ones, rather than fresh memory from the
-    system for each: the kernel zeroes every fresh page, which for runs of millions of lines cost
-    more than a third of eval's time. pyarrow allocates with the C library's malloc, not its
-    mimalloc pool (so that numpy and pyarrow reuse one another's memory); glibc's malloc maps no
-    block of its own (by default one of 32 MiB or more, e.g. any column of 4 M lines, is mapped
-    on its own and unmapped when freed), keeps up to 1 GiB freed at the top of its heap, and
-    serves the threads (the readers', pyarrow's) from no more heaps than there are processors
-    (each heap keeps its own freed memory). The peak is then that of the largest run read at
-    once (:func:`~metrics.evaluate.run_batches`)."""
-    import ctypes
-
-    import pyarrow as pa
-
-    pa.set_memory_pool(pa.system_memory_pool())
-    try:
-        libc = ctypes.CDLL(None)
-        libc.mallopt(-4, 0)  # M_MMAP_MAX
-        libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
-        libc.mallopt(-8, os.cpu_count() or 1)  # M_ARENA_MAX
-    except (AttributeError, OSError):  # not glibc
-        pass

@@ -25,8 +25,12 @@ def collection(args, topics: str, diversity: bool = False, qrels=None, lazy: boo
         qrels = load_diversity_qrels(args.qrels) if diversity else load_qrels(args.qrels)
     lengths = read_lengths(args.doc_lengths) if args.doc_lengths else None
 
+    checked = set()  # a run read twice (rpdi compare, to rank it deeper) is checked once
+
     def then(run):
-        check_overlap(qrels, [run], topics, args.qrels, f"rpdi {args.command}")
+        if (run.name, run.source) not in checked:
+            checked.add((run.name, run.source))
+            check_overlap(qrels, [run], topics, args.qrels, f"rpdi {args.command}")
         return run if lengths is None else with_lengths(run, lengths)
 
     runs = [RunFile(path, name, then) for name, path in named_runs(args.runs)]
@@ -86,3 +90,27 @@ def named_runs(items: list[str]) -> list[tuple[str | None, str]]:
         name, sep, path = item.partition("=")
         out.append((name, path) if sep and name and not os.path.exists(item) else (None, item))
     return out
+
+
+def reuse_freed_memory() -> None:
+    """Have the memory of arrays freed serve the next ones, rather than fresh memory from the
+    system for each: the kernel zeroes every fresh page, which for runs of millions of lines cost
+    more than a third of a command's time. pyarrow allocates with the C library's malloc, not its
+    mimalloc pool (so that numpy and pyarrow reuse one another's memory); glibc's malloc maps no
+    block of its own (by default one of 32 MiB or more, e.g. any column of 4 M lines, is mapped
+    on its own and unmapped when freed), keeps up to 1 GiB freed at the top of its heap, and
+    serves the threads (the readers', pyarrow's) from no more heaps than there are processors
+    (each heap keeps its own freed memory). The peak is then that of the largest batch of runs
+    read at once (:func:`~metrics.evaluate.run_batches`)."""
+    import ctypes
+
+    import pyarrow as pa
+
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt(-4, 0)  # M_MMAP_MAX
+        libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+        libc.mallopt(-8, os.cpu_count() or 1)  # M_ARENA_MAX
+    except (AttributeError, OSError):  # not glibc
+        pass

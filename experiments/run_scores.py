@@ -1,0 +1,111 @@
+"""Per-topic values of many runs, read, ranked and scored a batch at a time.
+
+``rpdi compare`` tests runs on their per-topic values alone: a (runs x topics) matrix per
+measure. :func:`run_scores` reads the runs in the batches of :func:`metrics.evaluate.run_batches`,
+ranks and scores each batch and keeps only those values, so that memory is bounded by a batch
+(the largest run, or the batch size), not by the number of runs. A run's values do not depend on
+the runs it is ranked with (the topics are the qrels'), and the tie orders are drawn from
+streams keyed by run and topic; but a sum over a whole ranking (nDCG, RBP without a cutoff) is
+rounded by the width its rankings are padded to, the longest ranking ranked with it. So every
+batch is padded to the longest ranking of all runs (:func:`deepened`), as when all runs are
+ranked at once, and the values are theirs, bit for bit: if the batches' longest rankings differ,
+the runs are read and scored a second time at the longest.
+
+>>> from rpdi.metrics.names import parse_measure
+>>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
+>>> runs = {"a": {"q1": {"d1": 2.0, "x": 1.0}, "q2": {"x": 1.0}}, "b": {"q1": {"x": 1.0}, "q2": {"d2": 1.0}}}
+>>> found = run_scores(qrels, runs, [parse_measure("RR")])
+>>> found.runs, found.scores[0].value.tolist()
+(('a', 'b'), [[1.0, 0.0], [0.0, 1.0]])
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields, is_dataclass, replace
+from functools import partial
+from typing import NamedTuple
+
+import numpy as np
+
+from rpdi.metrics.evaluate import RunFile, compute, loaded, run_batches, run_items
+from rpdi.metrics.measures.registry import Measure
+from rpdi.metrics.rankings import Rankings
+from rpdi.metrics.tie_scores import TieScore, tie_scores
+from rpdi.metrics.view import Score
+from rpdi.simulate.api import rankings_of
+
+
+class RunScores(NamedTuple):
+    """The runs' names, ``present`` (S, T): whether a topic takes part in a run's mean, and per
+    measure its :class:`~metrics.view.Score` (S, T) and, under ``ties`` other than trec_eval's
+    order, its :class:`~metrics.tie_scores.TieScore` (else None)."""
+
+    runs: tuple[str, ...]
+    present: np.ndarray
+    scores: list[Score]
+    ties: list[TieScore | None]
+
+
+def run_scores(qrels, runs, measures: list[Measure], topics: str = "qrels", diversity: bool = False,
+               intents=None, ties: str = "trec_eval") -> RunScores:
+    """Every measure's per-topic values of ``runs`` (anything :func:`metrics.evaluate.run_items`
+    takes) on ``qrels`` in trec_eval's order (integer grades not substituted), with ``diversity``
+    on diversity qrels and ``intents``' P(i|q) (:func:`simulate.api.collection_rankings`); under
+    ``ties`` ("expected", "range") also over the orders of tied documents
+    (:func:`metrics.tie_scores.tie_scores`). Runs are read a batch at a time."""
+    qrels, intents = loaded(qrels, diversity, "trec_eval", intents)
+    runs = [r.read() if isinstance(r, RunFile) and r.path == "-" else r for r in run_items(runs)]  # read once
+    score = partial(batch_scores, qrels, measures, topics, diversity, intents, ties)
+    # map lets go of a batch's runs once scored, before run_batches reads the next batch
+    parts = list(map(score, run_batches(runs)))  # (scores, depth of the rankings) of each batch
+    depths = [depth for _, depth in parts]
+    if min(depths) < max(depths):  # every batch as deep as all runs ranked at once
+        parts = list(map(partial(score, depth=max(depths)), run_batches(runs)))
+    return RunScores(*(_stacked(list(part)) for part in zip(*(scores for scores, _ in parts))))
+
+
+def batch_scores(qrels, measures: list[Measure], topics: str, diversity: bool, intents, ties: str,
+                 runs, depth: int = 0) -> tuple:
+    """:func:`run_scores` of one batch of :class:`~metrics.trec.Run` objects, ranked together
+    and padded to ``depth`` at least, and the depth of its rankings."""
+    rankings = rankings_of(qrels, runs, topics, diversity, intents)
+    rankings = deepened(rankings, max(depth, rankings.depth))
+    scores = compute(rankings, measures)
+    tied = [None] * len(measures) if ties == "trec_eval" else tie_scores(rankings, measures, ties, "trec_eval", None,
+                                                                          scores)
+    return RunScores(rankings.runs, rankings.present, scores, tied), rankings.depth
+
+
+PAST_THE_END = {"grade": 0.0, "judged": False, "doc": -1, "words": np.nan, "pooled": False, "tie": -1}
+# what build_rankings puts past the end of a ranking, in each (runs, topics, ranks) array of Rankings
+
+
+def deepened(rankings: Rankings, depth: int) -> Rankings:
+    """The rankings padded to ``depth`` ranks, as :func:`~metrics.rankings.build_rankings` pads
+    a ranking shorter than the longest it ranks.
+
+    >>> from rpdi.metrics.evaluate import rankings_from_grades
+    >>> deepened(rankings_from_grades("$-"), 4).grade.tolist()
+    [[[1.0, 0.0, 0.0, 0.0]]]
+    """
+    if depth == rankings.depth:
+        return rankings
+    pad = ((0, 0), (0, 0), (0, depth - rankings.depth))
+    return replace(rankings, **{name: np.pad(getattr(rankings, name), pad, constant_values=fill)
+                                for name, fill in PAST_THE_END.items() if getattr(rankings, name) is not None})
+
+
+def _stacked(parts: list):
+    """The batches' parts as one along the run axis: arrays and tuples concatenated, lists and
+    dataclasses (:class:`Score`, :class:`TieScore`) item by item, anything else (None, a name) as
+    the first batch has it."""
+    first = parts[0]
+    if isinstance(first, np.ndarray):
+        return np.concatenate(parts)
+    if isinstance(first, tuple):
+        return sum(parts, ())
+    if isinstance(first, list):
+        return [_stacked(list(items)) for items in zip(*parts)]
+    if is_dataclass(first):
+        return replace(first, **{f.name: _stacked([getattr(p, f.name) for p in parts]) for f in fields(first)})
+    return first
