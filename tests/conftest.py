@@ -253,3 +253,25 @@ def drawn(monkeypatch):
     yield figures
     for fig in figures:
         close(fig)
+
+
+@pytest.fixture
+def most_alive(monkeypatch):
+    """A list that receives, each time a run file has been read, how many runs read are alive."""
+    import gc
+    import weakref
+
+    from rpdi.metrics.evaluate import RunFile
+
+    refs, counts = [], []
+    read = RunFile.done
+
+    def done(self, run):
+        run = read(self, run)
+        gc.collect()  # what nothing refers to any more is not counted
+        refs.append(weakref.ref(run))
+        counts.append(sum(ref() is not None for ref in refs))
+        return run
+
+    monkeypatch.setattr(RunFile, "done", done)
+    return counts

@@ -1,15 +1,12 @@
 """``rpdi compare`` over many runs: a batch of runs in memory at a time, the bytes of all at once."""
 
-import gc
 import json
 import sys
-import weakref
 
 import numpy as np
 import pytest
 
 from rpdi.experiments.compare import compare
-from rpdi.metrics.evaluate import RunFile
 
 MEASURES = ["AP", "nDCG@10", "nDCG", "RR", "P@10", "RBP(p=0.8)", "ERR@20", "bpref"]
 
@@ -23,23 +20,6 @@ def collection(tmp_path, random_collection, write_trec):
 
 def batch_bytes(monkeypatch, size: int) -> None:
     monkeypatch.setattr(sys.modules["rpdi.metrics.evaluate"], "BATCH_BYTES", size)
-
-
-@pytest.fixture
-def most_alive(monkeypatch):
-    """A list that receives, each time a run file has been read, how many runs read are alive."""
-    refs, counts = [], []
-    read = RunFile.done
-
-    def done(self, run):
-        run = read(self, run)
-        gc.collect()  # what nothing refers to any more is not counted
-        refs.append(weakref.ref(run))
-        counts.append(sum(ref() is not None for ref in refs))
-        return run
-
-    monkeypatch.setattr(RunFile, "done", done)
-    return counts
 
 
 def test_compare_holds_one_batch_of_runs_at_a_time(collection, monkeypatch, most_alive, run_cli):

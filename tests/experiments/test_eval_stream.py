@@ -102,3 +102,22 @@ def test_runs_of_one_name_are_refused_before_any_is_read(tmp_path, run_cli):
     status, out, err = run_cli(["eval", str(tmp_path / "q"), str(tmp_path / "a" / "x.run"),
                                 str(tmp_path / "b" / "x.run"), "-m", "AP"])
     assert status == 2 and out == "" and "same name 'x'" in err, err
+
+
+def test_eval_holds_a_batch_of_runs_at_a_time(tmp_path, monkeypatch, most_alive, run_cli):
+    """Each run file a batch of its own (none smaller than a batch, so none read ahead): the API
+    and the command have at most one run read alive at once; batches of two small files, read
+    one ahead: at most two batches, four runs."""
+    qrels, runs = _collection(tmp_path, depths=(30, 10, 30, 20, 30, 30))
+    module = sys.modules["rpdi.metrics.evaluate"]
+    monkeypatch.setattr(module, "BATCH_BYTES", 1)
+    evaluate_all(qrels, runs)
+    assert len(most_alive) == 6 and max(most_alive) == 1, most_alive
+    most_alive.clear()
+    status, out, err = run_cli(["eval", qrels, *runs, "-m", "AP", "--format", "trec"])
+    assert status == 0, err
+    assert len(most_alive) == 6 and max(most_alive) == 1, most_alive
+    most_alive.clear()
+    monkeypatch.setattr(module, "BATCH_BYTES", max(os.path.getsize(r) for r in runs) + 1)
+    evaluate_all(qrels, runs)
+    assert len(most_alive) == 6 and 2 <= max(most_alive) <= 4, most_alive
