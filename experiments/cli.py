@@ -396,7 +396,14 @@ def entry() -> None:
     can abort it ("terminate called without an active exception", status 134; apache/arrow
     #34314) when the process ends soon after the read, as on a bad input found just after the
     qrels were read (seen in about 1 run in 15 on a loaded machine). Everything rpdi writes is
-    flushed and closed by then: results atomically, worker pools and Dask clients explicitly."""
+    flushed and closed by then: results atomically, worker pools and Dask clients explicitly.
+    ``rpdi eval`` and ``rpdi compare`` first have freed memory reused
+    (:func:`experiments.allocator.reuse_freed_memory`): for the process, so here, not in
+    :func:`main`, which Python code may call."""
+    if next((a for a in sys.argv[1:] if not a.startswith("-")), None) in ("eval", "compare"):
+        from rpdi.experiments.allocator import reuse_freed_memory
+
+        reuse_freed_memory()
     try:
         status = main()
     except SystemExit as exc:  # argparse: --help, --version, a bad option

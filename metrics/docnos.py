@@ -1,8 +1,9 @@
 """Docnos as bytes: their byte order, and a table that finds a run's docnos among the qrels'.
 
-Both read each string of a pyarrow string array as a row of 64-bit words gathered from its data
-buffer (:func:`words`); pyarrow.compute is not used (importing it would cost every start-up a
-second of CPU time).
+Both read each string of a pyarrow string array as its own 64-bit words, gathered from the
+array's data buffer (:func:`hashes`, :func:`words`): a long docno costs its own words, not every
+docno's. pyarrow.compute is not used (importing it would cost every start-up a second of CPU
+time).
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import numpy as np
 
 @dataclass(frozen=True)
 class DocnoTable:
-    """The qrels' docnos by a 64-bit hash of their bytes: ``hashes`` (one per docno code, all
-    distinct), ``words`` and ``sizes`` (their bytes as :func:`words` and their lengths, for the
-    exact check) and ``table``, an open-addressing table (linear probing, at most half full) of
-    the codes by hash, -1 where empty.
+    """The qrels' docnos by a 64-bit hash of their bytes (:func:`hashes`): ``hashes`` (one per
+    docno code, all distinct), ``strings`` (the docnos, a pyarrow string array, for the exact
+    check) and ``table``, an open-addressing table (linear probing, at most half full) of the
+    codes by hash, -1 where empty.
 
     >>> import pyarrow as pa
     >>> DocnoTable.of(pa.array(["d1", "d22", "é"])).codes(pa.array(["x", "é", "d1", "d1\\x00"])).tolist()
@@ -25,54 +26,50 @@ class DocnoTable:
     """
 
     hashes: np.ndarray
-    words: np.ndarray
-    sizes: np.ndarray
+    strings: object
     table: np.ndarray
 
     @classmethod
     def of(cls, strings) -> DocnoTable | None:
-        """The table of the pyarrow string array ``strings``; None if a docno holds a NUL byte
-        (numpy's bytes compare equal with or without trailing NULs), two hashes collide or the
-        bytes would take more than SORT_BYTES."""
-        offsets = string_offsets(strings)
-        sizes = np.diff(offsets)
-        n_words = _n_words(sizes)
-        data = strings.buffers()[2]
-        if len(strings) * n_words * 8 > SORT_BYTES or (data is not None and
-                                                       not np.frombuffer(data, np.uint8)[offsets[0]:offsets[-1]].all()):
-            return None
-        matrix = words(strings, np.arange(len(strings)), n_words)
-        hashes = _hash(matrix.T)
-        ordered = np.sort(hashes)
+        """The table of the pyarrow string array ``strings``; None if two hashes collide (as two
+        docnos that differ only by trailing NUL bytes do)."""
+        keys = hashes(strings)
+        ordered = np.sort(keys)
         if (ordered[1:] == ordered[:-1]).any():
             return None
         del ordered
-        table = np.full(1 << max(2 * len(hashes) - 1, 1).bit_length(), -1, dtype=np.int32)
-        pending, slot = np.arange(len(hashes)), _slot(hashes, len(table))
+        table = np.full(1 << max(2 * len(keys) - 1, 1).bit_length(), -1, dtype=np.int32)
+        pending, slot = np.arange(len(keys)), _slot(keys, len(table))
         while len(pending):  # each round, each empty slot wanted takes one of its claimants; the rest move on
             empty = table[slot] < 0
             table[slot[empty]] = pending[empty]  # of several written to one slot, one stays: which, no matter
             left = table[slot] != pending
             pending, slot = pending[left], (slot[left] + 1) & (len(table) - 1)
-        for array in (hashes, matrix, sizes, table):
+        for array in (keys, table):
             array.flags.writeable = False
-        return cls(hashes, matrix, sizes, table)
+        return cls(keys, strings, table)
 
     def codes(self, strings) -> np.ndarray:
         """The code of each entry of the pyarrow string array ``strings`` (int32, int64 from 2^31
         codes on): the index of the same docno in the table's, else the table's size + its own
-        index. Its hash is looked up in the table, then the bytes are compared."""
-        Nq, n_words = self.words.shape
-        size = np.diff(string_offsets(strings))
+        index. Its hash is looked up in the table, then its length and bytes are compared."""
+        Nq = len(self.hashes)
+        size, sizes = _sizes(strings), _sizes(self.strings)
         codes = np.arange(Nq, Nq + len(strings), dtype=np.int32 if Nq + len(strings) < 2 ** 31 else np.int64)
-        fits = None if size.max(initial=0) <= 8 * n_words else np.flatnonzero(size <= 8 * n_words)
-        if Nq and (fits is None or len(fits)):  # (a docno longer than every docno of the table is not in it)
-            hit = self._probe(hashes(strings, fits, n_words))
+        longest = int(sizes.max(initial=0))  # a docno longer than every docno of the table is not in it
+        fits = None if size.max(initial=0) <= longest else np.flatnonzero(size <= longest)
+        if Nq and (fits is None or len(fits)):
+            hit = self._probe(hashes(strings, fits))
             found = np.flatnonzero(hit >= 0)
             at, hit = (found if fits is None else fits[found]), hit[found]
-            same = self.sizes[hit] == size[at]  # equal bytes, not equal but for trailing NULs
-            for k, word in enumerate(_word_columns(strings, at, n_words)):
-                same &= self.words[hit, k] == word
+            same = sizes[hit] == size[at]
+            at, hit = at[same], hit[same]
+            same = np.ones(len(at), dtype=bool)
+            for (rows, ours), (_, theirs) in zip(_words_by_length(strings, at), _words_by_length(self.strings, hit)):
+                if rows is None:  # (the lengths are equal: so are the rows of each word)
+                    same &= ours == theirs
+                else:
+                    same[rows] &= ours == theirs
             codes[at[same]] = hit[same]
         return codes
 
@@ -91,38 +88,34 @@ class DocnoTable:
         return found
 
 
+
 def _slot(hashes: np.ndarray, size: int) -> np.ndarray:
     """The first slot of each hash in a table of ``size`` (a power of two, at least 2) slots: its top bits."""
     return (hashes >> np.uint64(65 - size.bit_length())).astype(np.int64)
 
 
-def hashes(strings, codes: np.ndarray | None = None, n_words: int | None = None) -> np.ndarray:
+def hashes(strings, codes: np.ndarray | None = None) -> np.ndarray:
     """A uint64 hash of the bytes of each of ``strings[codes]`` (a pyarrow string array; codes
-    None: all), ``n_words`` 64-bit words of them at most (default: the longest's), one word at a
-    time.
+    None: all): over its own words (:func:`_words_by_length`), in turn, xor the word then
+    multiply by an odd constant (a string of one word: a one-to-one map). Strings that differ
+    only by trailing NUL bytes hash alike.
 
     >>> import pyarrow as pa
-    >>> h = hashes(pa.array(["d1", "d22", "d1", "d1\\x00"]))
-    >>> bool(h[0] == h[2]), bool(h[0] == h[1]), bool(h[0] == h[3])
-    (True, False, True)
+    >>> h = hashes(pa.array(["d1", "d22", "d1", "d1\\x00", "a" * 20, "a" * 20]))
+    >>> bool(h[0] == h[2]), bool(h[0] == h[1]), bool(h[0] == h[3]), bool(h[4] == h[5])
+    (True, False, True, True)
     """
-    if n_words is None:
-        sizes = np.diff(string_offsets(strings))
-        n_words = _n_words(sizes if codes is None else sizes[codes])
-    return _hash(_word_columns(strings, codes, n_words))
-
-
-def _hash(columns) -> np.ndarray:
-    """A uint64 hash of each string given as its words, one array of them per word
-    (:func:`words`): xor in each word, then multiply by an odd constant (one word: a one-to-one
-    map)."""
     h = None
-    for word in columns:
-        h = (word if h is None else h ^ word) * np.uint64(0x9E3779B97F4A7C15)
+    for rows, word in _words_by_length(strings, codes):
+        if rows is None:
+            h = word * _ODD
+        else:
+            h[rows] = (h[rows] ^ word) * _ODD
     return h
 
 
-SORT_BYTES = 1 << 27  # the largest (strings x longest string) word matrix built
+_ODD = np.uint64(0x9E3779B97F4A7C15)
+SORT_BYTES = 1 << 27  # the largest (strings x longest string) word matrix sorted
 
 
 def byte_order(strings, codes: np.ndarray) -> np.ndarray:
@@ -137,8 +130,8 @@ def byte_order(strings, codes: np.ndarray) -> np.ndarray:
     >>> byte_order(pa.array(["b", "ab", "a", "é", "z", "a\\x00"]), np.arange(6)).tolist()
     [2, 5, 1, 0, 4, 3]
     """
-    size = np.diff(string_offsets(strings))[codes]
-    n_words = _n_words(size)
+    size = _sizes(strings)[codes]
+    n_words = max(-(-int(size.max(initial=0)) // 8), 1)
     if len(codes) * n_words * 8 > SORT_BYTES:
         return np.argsort(np.array(strings.to_pylist(), dtype=object)[codes], kind="stable")
     big_endian = words(strings, codes, n_words).byteswap()  # (strings, words), the first word first
@@ -154,38 +147,47 @@ def words(strings, codes: np.ndarray, n_words: int) -> np.ndarray:
     >>> words(pa.array(["ab", "", "abcdefghi"]), np.arange(3), 2).view("S8").tolist()
     [[b'ab', b''], [b'', b''], [b'abcdefgh', b'i']]
     """
-    out = np.empty((len(codes), n_words), dtype="<u8")
-    for k, word in enumerate(_word_columns(strings, codes, n_words)):
-        out[:, k] = word
+    out = np.zeros((len(codes), n_words), dtype="<u8")
+    for k, (rows, word) in enumerate(_words_by_length(strings, codes)):
+        out[slice(None) if rows is None else rows, k] = word
     return out
 
 
-def _word_columns(strings, codes: np.ndarray | None, n_words: int):
-    """The k-th little-endian uint64 word of each of ``strings[codes]`` (codes None: all),
-    zero-padded, for k from 0 to ``n_words`` - 1: one array at a time.
+def _words_by_length(strings, codes: np.ndarray | None = None):
+    """For k = 0, 1, ... while some string is longer than 8k bytes: which of ``strings[codes]``
+    (a pyarrow string array; codes None: all) are (``rows``, indices into codes; None: all of
+    them, at k = 0) and their k-th little-endian uint64 word, its bytes past the string's end
+    zero: each string's own words, however long the others.
 
-    Each word is gathered from a view of the array's data buffer that has an (unaligned) 64-bit
-    word at every byte, then its bytes past the string's end are masked off; the words that would
-    reach past the buffer's end are taken from a zero-padded copy of its last bytes (a copy of the
-    whole buffer would cost as much as the strings)."""
-    offsets = string_offsets(strings)  # int32, as the positions below
+    A word is gathered from a view of the data buffer that has an (unaligned) 64-bit word at
+    every byte; one that would reach past the buffer's end, from a zero-padded copy of its last
+    bytes (a copy of the whole buffer would cost as much as the strings)."""
+    offsets = string_offsets(strings)
     start = offsets[:-1] if codes is None else offsets[codes]
     size = np.diff(offsets) if codes is None else offsets[codes + 1] - start
     data = strings.buffers()[2]
     data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    if len(data) + 8 >= 2 ** 31:  # positions past int32's range
+        start = start.astype(np.int64)
     base = max(len(data) - 8, 0)  # the last byte at which a whole word of the buffer starts
-    tail = np.concatenate([data[base:], np.zeros(8 * n_words + 8, np.uint8)])
-    for k in range(n_words):
-        at = start + 8 * k
+    tail = _every_word(np.concatenate([data[base:], np.zeros(8, np.uint8)]))
+    rows, k = None, 0
+    while True:
+        at = start + 8 * k if rows is None else start[rows] + 8 * k
+        left = size - 8 * k if rows is None else size[rows] - 8 * k  # bytes of the strings from this word on
         if len(data) >= 8:
-            near_end = np.flatnonzero(at > base)
             word = _every_word(data)[np.minimum(at, base)]
+            near_end = np.flatnonzero(at > base)
         else:
-            near_end, word = np.arange(len(at)), np.empty(len(at), "<u8")
-        word[near_end] = _every_word(tail)[at[near_end] - base]
-        if size.min(initial=8 * k + 8) < 8 * k + 8:  # some string ends before this word does
-            word &= _MASKS[np.clip(size - 8 * k, 0, 8)]
-        yield word
+            word, near_end = np.empty(len(at), "<u8"), np.arange(len(at))
+        word[near_end] = tail[at[near_end] - base]
+        if len(left) and left.min() < 8:
+            word &= _MASKS[np.minimum(left, 8)]
+        yield rows, word
+        longer = np.flatnonzero(left > 8)
+        if not len(longer):
+            return
+        rows, k = (longer if rows is None else rows[longer]), k + 1
 
 
 def _every_word(data: np.ndarray) -> np.ndarray:
@@ -202,6 +204,6 @@ def string_offsets(strings) -> np.ndarray:
     return np.frombuffer(strings.buffers()[1], dtype=np.int32, count=len(strings) + 1, offset=4 * strings.offset)
 
 
-def _n_words(sizes: np.ndarray) -> int:
-    """The 64-bit words that hold the longest of strings of ``sizes`` bytes (at least one)."""
-    return max(-(-int(sizes.max(initial=0)) // 8), 1)
+def _sizes(strings) -> np.ndarray:
+    """The byte length of each string of a pyarrow string array."""
+    return np.diff(string_offsets(strings))

@@ -151,11 +151,12 @@ BATCH_BYTES = 4 << 20  # runs read and scored together up to this many bytes of 
 def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
     """The runs, in the order given, in the batches evaluated together: consecutive run files until
     their bytes reach :data:`BATCH_BYTES` (a run in memory or from standard input alone), each batch
-    read only when its turn comes, so that memory is bounded by the largest run plus the batch
-    size and not by their number; all at once if a measure compares each run with the first (RBO). Two runs of
-    one name are an InputError before any is read. A batch of files smaller than a batch is read on
-    a thread of its own while the batch before it is scored (the reader releases the GIL for most
-    of its time); a larger file, only once the batch before it is done with.
+    read when its turn comes, so that memory is bounded by the largest run plus two batches and
+    not by their number; all at once if a measure compares each run with the first (RBO). Two
+    runs of one name are an InputError before any is read. A batch of files each smaller than a
+    batch is read on a thread of its own while the batch before it is scored (the reader releases
+    the GIL for most of its time); one with a larger file, once the batch before it is done with.
+    (A file's size is its size on disk: a compressed run counts as small as it is there.)
 
     >>> [[r.name for r in batch] for batch in run_batches({"a": {"1": {"x": 1}}, "b": {"1": {"y": 1}}})]
     [['a'], ['b']]
@@ -178,7 +179,7 @@ def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
             small = after is not None and max(map(_file_size, after)) < BATCH_BYTES
             ahead = reader.submit(load_runs, after) if small else None
             yield read
-            del read  # freed (once the caller lets go of it too) before the next batch is read
+            del read  # freed once the caller lets go of it too (before a large next batch is read)
 
 
 def _batched(items: list) -> list[list]:

@@ -36,7 +36,8 @@ class Rankings:
     topics: np.ndarray  # (T,) str, in byte order
     grade: np.ndarray  # (S, T, D) float64 grade at each rank; 0 if unjudged or past the end
     judged: np.ndarray  # (S, T, D) bool: a judgment with grade >= 0 exists
-    doc: np.ndarray  # (S, T, D) int64 document code (shared across runs); -1 past the end
+    doc: np.ndarray  # (S, T, D) int64 document code (a qrels docno's, < its count, shared across runs and topics;
+    # from it on, an entry of a run's docno dictionary, which may have one per line: metrics.trec.Run); -1 past the end
     length: np.ndarray  # (S, T) int64 documents retrieved
     present: np.ndarray  # (S, T) bool: the topic takes part in the run's mean
     ideal: np.ndarray  # (T, M) float64 judged grades (>= 0) sorted descending, 0-padded
@@ -93,9 +94,10 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     side = _judgments(qrels)
     topic_ids, Nq = side.topic_ids, len(qrels.docno.dictionary)
     T = len(topic_ids)
-    # one code per distinct docno over qrels and runs: the qrels' codes, then codes from Nq on.
-    # Each run's lines carry an entry of ``strings`` (the dictionary whose byte order breaks ties)
-    # and ``code_of`` maps entries to codes. Runs read together share one dictionary
+    # the qrels' docnos have their codes, 0..Nq-1, the runs' other docnos codes from Nq on, one per
+    # dictionary entry (per line for a run read alone: metrics.trec.Run). Each run's lines carry an
+    # entry of ``strings`` (the dictionary whose byte order breaks ties) and ``code_of`` maps
+    # entries to codes. Runs read together share one dictionary
     # (trec.read_runs): its docnos are looked up among the qrels' by hash; several dictionaries are
     # unified (unify_dictionaries needs no pyarrow.compute)
     group_of: dict[tuple, int] = {}
@@ -138,13 +140,13 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
             t, d, order, tie = per_run[s]  # t: the topics in ranking order
             per_run[s] = None  # the run's lines in file order, freed as soon as they are sorted
             _break_ties(order, tie, d, byte_rank)
+            at = _flat_index(t, T, D, s)
             if words is not None and runs[s].words is not None:
-                words.ravel()[_flat_index(t, T, D, s)] = runs[s].words[topic_codes[s + 1] >= 0][order]
+                words.ravel()[at] = runs[s].words[topic_codes[s + 1] >= 0][order]
             d = d[order]
             del order
             if code_of is not None:
                 d = code_of[d]
-            at = _flat_index(t, T, D, s)
             if tied is not None:
                 tied.ravel()[at] = _group_starts(t, tie, T)
             dq = np.minimum(d, Nq)

@@ -91,8 +91,9 @@ class Qrels:
 @dataclass(frozen=True)
 class Run:
     """One system's retrieved documents as parallel columns, in file order (``topic`` and
-    ``docno`` as in :class:`Qrels`; the docno dictionary of a run read alone from a file has an
-    entry per line, a docno retrieved for two topics twice: :func:`read_run`). ``tag`` is the run tag of the file's last line (trec_eval's
+    ``docno`` as in :class:`Qrels`, but a docno dictionary may repeat an entry: a run read alone
+    from a file by pyarrow's reader has an entry per line, a docno retrieved for two topics
+    twice, :func:`read_run`). ``tag`` is the run tag of the file's last line (trec_eval's
     ``runid``); ``words`` are document lengths in words, given only by an explicit lengths file
     (:func:`read_lengths`, :func:`with_lengths`)."""
 
@@ -528,7 +529,8 @@ def _values_ok(columns: dict, layout: Layout, duplicates: bool = True) -> bool:
 
 def _has_duplicates(topic, docno) -> bool:
     """Whether a (topic, docno) pair occurs twice; ``topic`` a pyarrow dictionary array or integer
-    codes, ``docno`` a pyarrow dictionary or string array (:func:`_has_duplicate_strings`)."""
+    codes, ``docno`` a pyarrow dictionary array whose entries are distinct, or a string array
+    (:func:`_has_duplicate_strings`)."""
     if not hasattr(docno, "indices"):
         return _has_duplicate_strings(topic, docno)
     n, n_docs = len(docno), len(docno.dictionary)

@@ -6,8 +6,7 @@ import os
 
 from rpdi.experiments import compare_plots
 from rpdi.experiments.commands import worlds
-from rpdi.experiments.commands.inputs import (collection, measure_names, named_runs, resolved_measures,
-                                              reuse_freed_memory)
+from rpdi.experiments.commands.inputs import collection, measure_names, named_runs, resolved_measures
 from rpdi.experiments.commands.outputs import check_writable
 from rpdi.experiments.compare import (FIELDS, INTENT_FIELDS, POWER_FIELDS, TIE_FIELDS, USER_FIELDS, compare,
                                       discriminative_power, unit_fields)
@@ -20,7 +19,6 @@ from rpdi.simulate.settings import check_settings
 
 
 def run(args) -> str:
-    reuse_freed_memory()
     measures = resolved_measures(measure_names(args))
     parsed = expand(measures)  # malformed measures are reported before the files are read
     check_settings(dict(seed=args.seed, users=args.users or 0), prefix="--")

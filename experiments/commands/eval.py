@@ -4,7 +4,7 @@ expectation), as a table, CSV, JSON or trec_eval's lines."""
 from __future__ import annotations
 
 from rpdi.experiments.commands import worlds
-from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures, reuse_freed_memory
+from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
 from rpdi.experiments.formats import format_eval, session_note
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.evaluate import evaluate, expand
@@ -13,7 +13,6 @@ from rpdi.metrics.uncertain import UncertainQrels
 
 
 def run(args) -> str:
-    reuse_freed_memory()
     names = measure_names(args)
     measures = resolved_measures(names)
     parsed = expand(measures, args.relevance_level)  # malformed measures are reported before the files are read

@@ -16,8 +16,8 @@ def collection(args, topics: str, diversity: bool = False, qrels=None, lazy: boo
     files with a header row or parquet files (:mod:`metrics.frames`), qrels ``irds:DATASET_ID``;
     ``qrels`` given: those, already
     read (uncertain grades, :mod:`experiments.commands.worlds`). With ``lazy`` the runs are
-    :class:`~metrics.evaluate.RunFile` objects, each read (and checked) only when evaluated, one
-    after another (:func:`~metrics.evaluate.run_batches`)."""
+    :class:`~metrics.evaluate.RunFile` objects, each read (and checked) only when its batch is
+    evaluated (:func:`~metrics.evaluate.run_batches`)."""
     from rpdi.metrics.evaluate import RunFile, load_diversity_qrels, load_qrels, load_runs
     from rpdi.metrics.trec import read_lengths, with_lengths
 
@@ -90,27 +90,3 @@ def named_runs(items: list[str]) -> list[tuple[str | None, str]]:
         name, sep, path = item.partition("=")
         out.append((name, path) if sep and name and not os.path.exists(item) else (None, item))
     return out
-
-
-def reuse_freed_memory() -> None:
-    """Have the memory of arrays freed serve the next ones, rather than fresh memory from the
-    system for each: the kernel zeroes every fresh page, which for runs of millions of lines cost
-    more than a third of a command's time. pyarrow allocates with the C library's malloc, not its
-    mimalloc pool (so that numpy and pyarrow reuse one another's memory); glibc's malloc maps no
-    block of its own (by default one of 32 MiB or more, e.g. any column of 4 M lines, is mapped
-    on its own and unmapped when freed), keeps up to 1 GiB freed at the top of its heap, and
-    serves the threads (the readers', pyarrow's) from no more heaps than there are processors
-    (each heap keeps its own freed memory). The peak is then that of the largest batch of runs
-    read at once (:func:`~metrics.evaluate.run_batches`)."""
-    import ctypes
-
-    import pyarrow as pa
-
-    pa.set_memory_pool(pa.system_memory_pool())
-    try:
-        libc = ctypes.CDLL(None)
-        libc.mallopt(-4, 0)  # M_MMAP_MAX
-        libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
-        libc.mallopt(-8, os.cpu_count() or 1)  # M_ARENA_MAX
-    except (AttributeError, OSError):  # not glibc
-        pass

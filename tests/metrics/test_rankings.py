@@ -44,7 +44,8 @@ def test_join_equals_a_dict_join_and_the_unified_dictionaries(seed, qrels_nul, r
     qrels_dict, runs = _case(seed, qrels_nul, runs_nul)
     qrels = qrels_from_dict(qrels_dict)
     if collide:  # every hash the same: the unified dictionaries' join
-        monkeypatch.setattr(docnos, "_hash", lambda matrix: np.zeros(len(matrix), np.uint64))
+        monkeypatch.setattr(docnos, "hashes",
+                            lambda strings, codes=None: np.zeros(len(strings if codes is None else codes), np.uint64))
     assert (rk._judgments(qrels).docnos is None) == (qrels_nul or collide)
     for each in ([runs[0]], runs):  # one run; two with a dictionary each
         got = rk.build_rankings(qrels, each)
