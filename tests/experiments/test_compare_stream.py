@@ -146,3 +146,19 @@ def test_a_batch_deepened_has_the_arrays_of_all_runs_ranked_at_once(collection):
             if f.name == "doc":
                 mine, value = mine < 0, value < 0
             np.testing.assert_array_equal(mine, value[3:4], err_msg=f.name)
+
+
+def test_diversity_qrels_are_prepared_once_for_every_batch(tmp_path, monkeypatch, write, write_trec):
+    """Runs scored a batch at a time on diversity qrels: the topic-level qrels' judgments (their
+    docno table) are found once, not once a batch."""
+    from rpdi.metrics.docnos import DocnoTable
+
+    _, runs = write_trec(tmp_path, {}, {f"r{i}": {t: {f"d{(i + j + k) % 6}": 6.0 - j for j in range(3 + i)}
+                                                  for k, t in enumerate(["1", "2", "3"])} for i in range(4)})
+    qrels = write(tmp_path / "diversity.qrels", "".join(f"{t} {s} d{d} {int((d + s) % 3 == 0)}\n"
+                                                        for t in "123" for s in (1, 2) for d in range(6)))
+    made, of = [], DocnoTable.of.__func__
+    monkeypatch.setattr(DocnoTable, "of", classmethod(lambda cls, dictionary: made.append(1) or of(cls, dictionary)))
+    batch_bytes(monkeypatch, 1)
+    records = compare(qrels, runs, ["alpha-nDCG@10", "ERR-IA@20"], resamples=20)
+    assert len(records) == 12 and len(made) == 1, made
