@@ -13,27 +13,28 @@ from typing import Iterable
 import numpy as np
 
 from rpdi.choices import CORRECTIONS, INTERVALS, TESTS
+from rpdi.experiments.compare_users import (INTENT_FIELDS, USER_FIELDS, check_user_work, intent_preferences,
+                                            intent_probabilities, user_preferences)
 from rpdi.experiments.formats import unit_name
 from rpdi.experiments.run_scores import run_scores
-from rpdi.metrics.evaluate import compute, expand
+from rpdi.metrics.evaluate import compute, expand, run_items
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.records import records_frame
 from rpdi.metrics.significance import FIELDS as PAIR_FIELDS
 from rpdi.metrics.tie_scores import check_ties, tie_scores
-from rpdi.metrics.significance import bootstrap_interval, compare_scores, discriminative_power, pairs_of, t_interval
+from rpdi.metrics.significance import compare_scores, discriminative_power
 from rpdi.metrics.ties import paths_text
-from rpdi.metrics.seeds import stream
 from rpdi.metrics.sessions import check_session_call, given_sessions, session_rankings, session_width
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.uncertain import UncertainQrels
+from rpdi.metrics.trec import Run
 from rpdi.metrics.uncertain_eval import is_uncertain, judgments
 from rpdi.metrics.view import View
 from rpdi.simulate.api import collection_rankings
 from rpdi.usermodels import measure_list, model_for, resolve
 
 FIELDS = PAIR_FIELDS + ("method",)  # method: the values compared are closed forms, or exact expectations
-USER_FIELDS = ("user_outcome", "user_b_better", "user_ci_low", "user_ci_high", "user_method")
 
 
 def check_options(test: str, correction: str, alpha: float, resamples: int, interval: str | None,
@@ -56,7 +57,7 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
             resamples: int = 10_000, seed: int = 0, interval: str | None = None, level: float = 0.95,
             topics: str = "qrels", users: int | None = None, convention: str = "unknown",
             force: bool = False, as_frame: bool = False, intents=None, by_intent: bool = False,
-            ties: str = "trec_eval", sessions=None):
+            ties: str = "trec_eval", sessions=None, every: bool = False):
     """Compare runs pairwise on each measure; records with the fields of
     :data:`FIELDS` (with ``as_frame`` a pandas DataFrame with typed columns,
     :func:`metrics.records.records_frame`): ``method`` says whether the values compared
@@ -73,14 +74,17 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     is refused beforehand as in :func:`rpdi.simulate` unless ``force``. Diversity and
     intent-aware measures read the qrels as diversity qrels, with ``intents`` (P(i|q)) as in
     :func:`metrics.evaluate.evaluate`; with ``by_intent`` the result is (records, per-intent
-    records: :func:`intent_preferences`, for the intent-aware measures' users).
+    records: :func:`intent_preferences`, for the intent-aware measures' users); with ``every``
+    the result ends with the records of every pair too, from the same values (what
+    :func:`discriminative_power` reads: with a ``baseline``, the pairs of the other runs too).
     ``ties="expected"`` compares each topic's expectation over uniformly random orders of the
     tied documents (:mod:`metrics.tie_scores`), ``"range"`` compares trec_eval's order's values
     and adds ``diff_low`` and ``diff_high``, the lowest and highest mean difference over the
     orders of both runs' ties (each topic's low_b - high_a and high_b - low_a: the two runs'
     orders are independent); the records say how in ``ties`` (:data:`TIE_FIELDS`). Not with
     ``users`` yet. Qrels with grade distributions are compared on the most probable grades and
-    over judgment worlds (:func:`experiments.compare_worlds.compare`), not with ``ties`` yet.
+    over judgment worlds (:func:`experiments.compare_worlds.compare`), not with ``ties`` or
+    ``every`` yet.
     Session measures (sRBP, sDCG) compare runs over ``sessions`` (as in
     :func:`metrics.evaluate.evaluate`), each session one observation: the sessions every run
     takes part in; not with single-query measures in the same call. The runs are read, ranked
@@ -106,8 +110,8 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     if ties != "trec_eval" and users is not None:
         raise InputError(f"users: not given with ties {ties} yet (the users' preference reads trec_eval's order)")
     if is_uncertain(qrels) and isinstance(judgments(qrels), UncertainQrels):  # over judgment worlds too
-        if ties != "trec_eval":
-            raise InputError(f"ties {ties}: not with uncertain grades yet")
+        if ties != "trec_eval" or every:
+            raise InputError(f"{'every' if every else f'ties {ties}'}: not with uncertain grades yet")
         from rpdi.experiments.compare_worlds import compare as compare_worlds
 
         records = compare_worlds(qrels, runs, measures, baseline=baseline, test=test, correction=correction,
@@ -123,65 +127,72 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
                              f"its own; it cannot be compared between runs")
     session = check_session_call(parsed, sessions, ties, intents=intents)
     diversity = any(x.spec.intents for x in expand(parsed))
-    texts = [m.text for m in parsed]
+    runs = run_items(runs)  # files not read yet: their names are checked before any run is read
+    _check_names([r.name if isinstance(r, Run) else r.run_name for r in runs], baseline)
     if session or users is not None:  # sessions and the users' preference read all runs' rankings at once
-        names, read = _whole(qrels, runs, parsed, topics, diversity, intents, sessions, baseline)
-        present, today = {text: r.present for text, r in read.items()}, None
+        read, scores = _whole(qrels, runs, parsed, topics, diversity, intents, sessions)
+        names, tied = list(next(iter(read.values())).runs), [None] * len(parsed)
+        present = {text: r.present for text, r in read.items()}
     else:  # the runs read, ranked and scored a batch at a time, only their per-topic values kept
-        names, both, today, tied = run_scores(qrels, runs, parsed, topics, diversity, intents, ties)
-        names, read, present = _names(names, baseline), dict.fromkeys(texts), dict.fromkeys(texts, both)
+        found = run_scores(qrels, runs, parsed, topics, diversity, intents, ties)
+        names, scores, tied = list(found.runs), found.scores, found.ties
+        read, present = {}, {m.text: found.present for m in parsed}
     common = {text: np.flatnonzero(p.all(0)) for text, p in present.items()}
     if min(c.size for c in common.values()) < 2:
         raise InputError(f"fewer than two {unit_name(session)} common to all runs")
     options = dict(baseline=baseline, test=test, correction=correction, alpha=alpha,
                    resamples=resamples, seed=seed, interval=interval, level=level)
+    values = [(m, score, tie, common[m.text]) for m, score, tie in zip(parsed, scores, tied)]
     if users:  # each measure's users on the rankings it reads (all the same ones but for sessions')
         for on in {id(r): r for r in read.values()}.values():
-            _check_user_work([model for m, model in zip(parsed, map(_model, parsed))
-                              if model is not None and read[m.text] is on], on, users, convention, force)
-    if today is None:  # all runs' rankings, in trec_eval's order (ties are refused with sessions and users)
-        today = [m.compute(View(read[m.text])) for m in parsed] if session else compute(read[texts[0]], parsed)
-        tied = [None] * len(parsed)
+            check_user_work([model for m, model in zip(parsed, map(_model, parsed))
+                             if model is not None and read[m.text] is on], on, users, convention, force)
     records, per_intent = [], []
-    for m, score, tie in zip(parsed, today, tied):
-        on, where = read[m.text], common[m.text]
-        X = np.nan_to_num((score if tie is None else tie.score).value[:, where])
-        recs = [r | {"method": m.spec.method} | _tie_fields(tie, names, where, r)
-                for r in compare_scores(X, names, m.text, **options)]
+    for m, score, tie, where in values:
+        recs = _pairs(m, score, tie, where, names, options)
         if users is not None:
-            fields, by_variant = _users(_model(m), on, where, users, convention, options)
+            on = read[m.text]
+            fields, by_variant = user_preferences(_model(m), on, where, users, convention, options)
             for r, extra in zip(recs, fields):
                 r.update(extra)
             if by_variant is not None:
-                per_intent += intent_preferences(m.text, by_variant, _intent_probabilities(m, on)[where],
+                per_intent += intent_preferences(m.text, by_variant, intent_probabilities(m, on)[where],
                                                  names, options)
         records += recs
-    records = in_units(records, session)
+    out = [in_units(records, session)] + ([per_intent] if by_intent else [])
+    if every:  # every pair, from the same values (without a baseline: the records)
+        out.append(out[0] if baseline is None else in_units(
+            [r for v in values for r in _pairs(*v, names, dict(options, baseline=None))], session))
     if as_frame:
-        records, per_intent = records_frame(records), records_frame(per_intent)
-    return (records, per_intent) if by_intent else records
+        out = list(map(records_frame, out))
+    return tuple(out) if len(out) > 1 else out[0]
 
 
-def _names(runs, baseline: str | None) -> list[str]:
-    """The runs' names; InputError for fewer than two, or a baseline not among them."""
-    names = list(runs)
+def _check_names(names: list[str], baseline: str | None) -> None:
+    """InputError for fewer than two runs, or a baseline not among them."""
     if len(names) < 2:
         raise InputError("compare needs two or more runs")
     if baseline is not None and baseline not in names:
         raise InputError(f"baseline {baseline!r}: not one of the runs ({', '.join(names)})")
-    return names
 
 
-def _whole(qrels, runs, parsed: list[Measure], topics: str, diversity: bool, intents, sessions,
-           baseline: str | None) -> tuple[list[str], dict]:
-    """The run names and, per measure, the rankings of all runs it reads, read at once: a session
-    measure's (``sessions`` given, or session measures) its sessions' turns end to end."""
+def _whole(qrels, runs, parsed: list[Measure], topics: str, diversity: bool, intents, sessions) -> tuple[dict, list]:
+    """Per measure, the rankings of all runs it reads, read at once (a session measure's: its
+    sessions' turns end to end), and the measures' :class:`~metrics.view.Score` on them, in
+    trec_eval's order (ties are refused with sessions and users)."""
     _, loaded, rankings = collection_rankings(qrels, runs, topics, diversity, intents)
-    names = _names(rankings.runs, baseline)
     if not any(m.spec.session for m in parsed):
-        return names, {m.text: rankings for m in parsed}
+        return {m.text: rankings for m in parsed}, compute(rankings, parsed)
     found = given_sessions(sessions, rankings.topics, loaded)
-    return names, {m.text: session_rankings(rankings, found, session_width(m, rankings)) for m in parsed}
+    read = {m.text: session_rankings(rankings, found, session_width(m, rankings)) for m in parsed}
+    return read, [m.compute(View(read[m.text])) for m in parsed]
+
+
+def _pairs(m: Measure, score, tie, where: np.ndarray, names: list[str], options: dict) -> list[dict]:
+    """The pair records of one measure's values (``tie``'s under ``ties``) on the topics ``where``."""
+    X = np.nan_to_num((score if tie is None else tie.score).value[:, where])
+    return [r | {"method": m.spec.method} | _tie_fields(tie, names, where, r)
+            for r in compare_scores(X, names, m.text, **options)]
 
 
 def in_units(records: list[dict], session: bool) -> list[dict]:
@@ -221,79 +232,6 @@ def _model(m: Measure):
         return model_for(m)
     except InputError:
         return None
-
-
-INTENT_FIELDS = ("measure", "intent", "probability", "topics", "run_a", "run_b", "user_b_better", "ci_low",
-                 "ci_high", "p", "p_adjusted", "significant")
-
-
-def intent_preferences(measure: str, pi: np.ndarray, probability: np.ndarray, runs, options: dict) -> list[dict]:
-    """Per intent, which run's users fare better: for the j-th most likely intent of each topic
-    (j = 1: the majority intent; ties in ndeval's subtopic order), over the topics that have one,
-    the mean of pi_tj = P(a user of B with that intent fares better than one of A with it, ties
-    half), its interval and p-value for "no preference" (1/2) by the comparison's test, corrected
-    over the pairs (per intent); ``probability`` the mean P(i_j|q). ``pi`` is (pairs, topics, I)
-    (:func:`simulate.experience.preferences`), ``probability`` (topics, I) P(i|q)."""
-    pairs = pairs_of(runs, options["baseline"])
-    order = np.argsort(-probability, axis=1, kind="stable")  # each topic's intents, most likely first
-    out = []
-    for j in range(probability.shape[1]):
-        slot = order[:, j]
-        has = probability[np.arange(len(slot)), slot] > 0
-        if has.sum() < 2:
-            continue
-        rows = pi[:, has, slot[has]]  # (pairs, topics with a j-th intent)
-        labels = ["no preference"] + [f"{runs[b]} vs {runs[a]}" for a, b in pairs]
-        X = np.vstack([np.full(has.sum(), 0.5), rows])
-        tests = compare_scores(X, labels, f"{measure} intent {j + 1}",
-                               **dict(options, baseline="no preference"))
-        for (a, b), r in zip(pairs, tests):
-            out.append({"measure": measure, "intent": j + 1,
-                        "probability": float(probability[np.flatnonzero(has), slot[has]].mean()),
-                        "topics": int(has.sum()), "run_a": runs[a], "run_b": runs[b], "user_b_better": r["mean_b"],
-                        "ci_low": 0.5 + r["ci_low"], "ci_high": 0.5 + r["ci_high"], "p": r["p"],
-                        "p_adjusted": r["p_adjusted"], "significant": r["significant"]})
-    return out
-
-
-def _intent_probabilities(m: Measure, rankings) -> np.ndarray:
-    """(T, I) the P(i|q) the measure's users draw intents from."""
-    model = model_for(m)
-    return rankings.intents.probabilities(model.inner.measure.params.get("rel"))
-
-
-def _check_user_work(models, rankings, users: int, convention: str, force: bool) -> None:
-    """Refuse, before any user is simulated, what would take too long (as rpdi simulate does):
-    the users of every ranking whose outcome distribution is not finite, times E[N] there."""
-    from rpdi.simulate.experience import finite_outcomes
-    from rpdi.simulate.work import check_work, steps
-    from rpdi.usermodels import exact
-
-    simulated = [exact(model, rankings, convention) for model in models if not finite_outcomes(model)]
-    check_work(steps(simulated, rankings.present, users, None, users), "vector", force)
-
-
-def _users(model, rankings, common, users: int, convention: str, options) -> tuple[list[dict], np.ndarray | None]:
-    """The user-experience fields of every pair (of ``options["baseline"]`` or all) of one
-    measure's browsing model on the topics ``common`` (all None without a model), and for a
-    mixture's users (X-IA's) the preference per variant (:func:`simulate.experience.preferences`)."""
-    from rpdi.simulate.experience import preferences
-    from rpdi.simulate.ranking import rankings_for
-
-    pairs = pairs_of(rankings.runs, options["baseline"])
-    if model is None:
-        return [dict.fromkeys(USER_FIELDS) for _ in pairs], None
-    rows = rankings_for(model, View(rankings, model.k), convention)
-    seed, level = options["seed"], options.get("level", 0.95)
-    if (options["interval"] or ("t" if options["test"] == "t" else "bca")) == "t":
-        interval = lambda pi: t_interval(pi, level)  # noqa: E731
-    else:
-        rng = np.random.default_rng(stream(seed, model.measure.text, "users"))
-        interval = lambda pi: bootstrap_interval(pi, options["resamples"], rng, level, "bca")  # noqa: E731
-    try:
-        return preferences(model, rows, rankings.runs, rankings.topics, common, pairs, users, seed, interval)
-    except ValueError as exc:
-        raise InputError(f"--users: {exc}") from None
 
 
 POWER_FIELDS = ("measure", "pairs", "significant", "alpha", "discriminative_power")
@@ -343,7 +281,7 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
             read = dict.fromkeys(per, source_rankings(source, data[1], topics))
     if c.users is not None:
         for on in {id(r): r for r in read.values()}.values():
-            _check_user_work([model_for(m) for m in per if read[m] is on], on, c.users, config.experiment.convention,
+            check_user_work([model_for(m) for m in per if read[m] is on], on, c.users, config.experiment.convention,
                              config.experiment.force)
     tied = _config_ties(c.ties, next(iter(read.values()), None), per)
     for measure, by_run in per.items():
@@ -371,7 +309,7 @@ def report_section(out_dir: str, config, records: list[dict], data: tuple) -> tu
         if c.users is not None:
             index = {str(t): i for i, t in enumerate(rankings.topics)}
             common = np.array([index[t] for t in topics])
-            fields, _ = _users(model_for(measure), rankings, common, c.users, config.experiment.convention,
+            fields, _ = user_preferences(model_for(measure), rankings, common, c.users, config.experiment.convention,
                                dict(options, baseline=c.baseline))
             for r, extra in zip(recs, fields):
                 r.update(extra)

@@ -8,8 +8,8 @@ the runs it is ranked with (the topics are the qrels'), and the tie orders are d
 streams keyed by run and topic; but a sum over a whole ranking (nDCG, RBP without a cutoff) is
 rounded by the width its rankings are padded to, the longest ranking ranked with it. So every
 batch is padded to the longest ranking of all runs (:func:`deepened`), as when all runs are
-ranked at once, and the values are theirs, bit for bit: if the batches' longest rankings differ,
-the runs are read and scored a second time at the longest.
+ranked at once, and the values are theirs, bit for bit: the runs of a batch whose longest
+ranking is shorter are read and scored a second time at the longest.
 
 >>> from rpdi.metrics.names import parse_measure
 >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
@@ -58,10 +58,21 @@ def run_scores(qrels, runs, measures: list[Measure], topics: str = "qrels", dive
     score = partial(batch_scores, qrels, measures, topics, diversity, intents, ties)
     # map lets go of a batch's runs once scored, before run_batches reads the next batch
     parts = list(map(score, run_batches(runs)))  # (scores, depth of the rankings) of each batch
-    depths = [depth for _, depth in parts]
-    if min(depths) < max(depths):  # every batch as deep as all runs ranked at once
-        parts = list(map(partial(score, depth=max(depths)), run_batches(runs)))
-    return RunScores(*(_stacked(list(part)) for part in zip(*(scores for scores, _ in parts))))
+    deepest = max(depth for _, depth in parts)
+    starts = np.cumsum([0] + [len(scores.runs) for scores, _ in parts])
+    # the shallower batches' runs again, padded to the deepest, as all runs ranked at once: run_batches
+    # groups them as before (a batch ends where its bytes reach BATCH_BYTES, or at a run alone)
+    again = [run for i, (_, depth) in enumerate(parts) if depth < deepest for run in runs[starts[i]:starts[i + 1]]]
+    redone = map(partial(score, depth=deepest), run_batches(again))
+    scores = [_same_runs(next(redone)[0], part) if depth < deepest else part for part, depth in parts]
+    return RunScores(*(_stacked(list(part)) for part in zip(*scores)))
+
+
+def _same_runs(again: RunScores, before: RunScores) -> RunScores:
+    """``again``, a batch scored anew, which must hold the runs of ``before``."""
+    if again.runs != before.runs:
+        raise RuntimeError(f"runs {again.runs} scored again in place of {before.runs}: the batches have changed")
+    return again
 
 
 def batch_scores(qrels, measures: list[Measure], topics: str, diversity: bool, intents, ties: str,

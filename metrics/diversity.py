@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 
 import numpy as np
 
@@ -64,7 +65,12 @@ class DiversityQrels:
         """One judgment per (topic, document): its largest grade over the subtopics (a document
         relevant to some intent is relevant to the topic, as ndeval's MAP counts it). The docno
         column keeps this file's dictionary, so that a document's code in
-        :class:`~metrics.rankings.Rankings` is its index in ``docno.dictionary``."""
+        :class:`~metrics.rankings.Rankings` is its index in ``docno.dictionary``. Found once: the
+        batches of runs ranked one after another share it, and the judgments kept for it."""
+        return self._topic_qrels
+
+    @cached_property
+    def _topic_qrels(self) -> Qrels:
         import pyarrow as pa
 
         t, d = to_numpy(self.topic.indices).astype(np.int64), to_numpy(self.docno.indices).astype(np.int64)

@@ -6,7 +6,7 @@ import os
 
 from rpdi.experiments import compare_plots
 from rpdi.experiments.commands import worlds
-from rpdi.experiments.commands.inputs import collection, measure_names, named_runs, resolved_measures
+from rpdi.experiments.commands.inputs import collection, measure_names, resolved_measures
 from rpdi.experiments.commands.outputs import check_writable
 from rpdi.experiments.compare import (FIELDS, INTENT_FIELDS, POWER_FIELDS, TIE_FIELDS, USER_FIELDS, compare,
                                       discriminative_power, unit_fields)
@@ -28,9 +28,9 @@ def run(args) -> str:
     topics = args.topics or "qrels"
     diversity = args.intents is not None or any(m.spec.intents for m in parsed)
     judged = worlds.judgments(args)  # uncertain grades: over judgment worlds
-    # the runs read a batch at a time (rpdi.compare), but once, here, from standard input (it cannot be read
-    # again) or for judgment worlds (which read them all at once)
-    lazy = not (isinstance(judged, UncertainQrels) or any(path == "-" for _, path in named_runs(args.runs)))
+    # the runs read a batch at a time (rpdi.compare, once for the pairs shown and every pair's power), but all at
+    # once for judgment worlds
+    lazy = not isinstance(judged, UncertainQrels)
     qrels, runs = collection(args, topics, diversity=diversity, qrels=judged, lazy=lazy)
     tests = dict(test=args.test, correction=args.correction, alpha=args.alpha, resamples=args.resamples,
                  seed=args.seed, interval=args.interval, topics=topics, intents=args.intents, ties=args.ties)
@@ -41,13 +41,11 @@ def run(args) -> str:
             raise InputError(f"--ties {args.ties}: not with uncertain grades yet")
         return worlds.compare(args, measures, qrels, runs, topics,
                               {k: v for k, v in tests.items() if k not in ("topics", "intents", "ties")})
-    records, per_intent = compare(qrels, runs, measures, baseline=args.baseline, users=args.users,
-                                  convention=args.convention, force=args.force, by_intent=True, sessions=args.sessions,
-                                  **tests)
-    power = None
-    if args.discriminative_power:  # a measure's power over all pairs of runs, whichever pairs are shown
-        every = records if args.baseline is None else compare(qrels, runs, measures, sessions=args.sessions, **tests)
-        power = discriminative_power(every, args.alpha)
+    # a measure's power over all pairs of runs, whichever pairs are shown
+    records, per_intent, *every = compare(qrels, runs, measures, baseline=args.baseline, users=args.users,
+                                          convention=args.convention, force=args.force, by_intent=True,
+                                          sessions=args.sessions, every=args.discriminative_power, **tests)
+    power = discriminative_power(every[0], args.alpha) if every else None
     if args.plots:
         interval = args.interval or ("t" if args.test == "t" else "bca")
         what = f"{args.test} test, {args.correction} correction, {interval} interval"

@@ -22,10 +22,27 @@ def batch_bytes(monkeypatch, size: int) -> None:
     monkeypatch.setattr(sys.modules["rpdi.metrics.evaluate"], "BATCH_BYTES", size)
 
 
+@pytest.fixture
+def reads(monkeypatch):
+    """A dict that counts, per run name, the times a run file has been read."""
+    from collections import Counter
+
+    from rpdi.metrics.evaluate import RunFile
+
+    counts, read = Counter(), RunFile.done
+
+    def done(self, run):
+        counts[self.run_name] += 1
+        return read(self, run)
+
+    monkeypatch.setattr(RunFile, "done", done)
+    return counts
+
+
 def test_compare_holds_one_batch_of_runs_at_a_time(collection, monkeypatch, most_alive, run_cli):
     """Each run file a batch of its own: the API and the command have at most one run read alive
-    at once, where reading every run first has all six (the runs are read twice, as their
-    rankings' depths differ: :func:`experiments.run_scores.run_scores`)."""
+    at once, where reading every run first has all six (the runs not in the deepest batch are
+    read twice: :func:`experiments.run_scores.run_scores`)."""
     qrels, runs = collection
     batch_bytes(monkeypatch, 1)
     compare(qrels, runs, ["AP", "nDCG@10"], ties="expected")
@@ -33,7 +50,50 @@ def test_compare_holds_one_batch_of_runs_at_a_time(collection, monkeypatch, most
     most_alive.clear()
     status, out, err = run_cli(["compare", qrels, *runs, "-m", "AP", "--baseline", "run2", "--discriminative-power"])
     assert status == 0, err
-    assert len(most_alive) >= 12 and max(most_alive) == 1, most_alive  # every pair's power besides: read again
+    assert 6 <= len(most_alive) < 12 and max(most_alive) == 1, most_alive  # every pair's power from the same pass
+
+
+def test_a_run_from_standard_input_leaves_the_files_a_batch_at_a_time(collection, monkeypatch, most_alive, run_cli):
+    """A run read from standard input is read once, up front; the run files are still read one
+    batch at a time: besides it, at most one run alive."""
+    import io
+
+    qrels, runs = collection
+    with open(runs[0], "rb") as f:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(f.read())))
+    batch_bytes(monkeypatch, 1)
+    status, out, err = run_cli(["compare", qrels, *runs[1:3], "-", *runs[3:], "-m", "AP", "--baseline", "stdin",
+                                "--discriminative-power"])
+    assert status == 0, err
+    assert "stdin" in out and len(most_alive) >= 6 and max(most_alive) <= 2, most_alive
+
+
+def test_only_the_shallower_batches_are_read_again(tmp_path, monkeypatch, reads, write_trec):
+    """One run ranks deeper than the others: it is read once, the others twice (padded to its
+    depth), and the records are those of all runs ranked at once."""
+    qrels, runs = write_trec(tmp_path, {"1": {"a": 1, "b": 0}, "2": {"c": 1, "a": 2}},
+                             {"x": {"1": {"a": 2.0, "b": 1.0}, "2": {"c": 1.0}},
+                              "deep": {"1": {"b": 5.0, "z": 4.0, "y": 3.0, "a": 2.0}, "2": {"a": 1.0, "c": 0.5}},
+                              "y": {"1": {"b": 2.0}, "2": {"c": 1.0, "a": 0.5}}})
+    together = compare(qrels, runs, ["nDCG", "AP"], resamples=20)
+    reads.clear()
+    batch_bytes(monkeypatch, 1)
+    assert json.dumps(compare(qrels, runs, ["nDCG", "AP"], resamples=20)) == json.dumps(together)
+    assert reads == {"x": 2, "deep": 1, "y": 2}, reads
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--baseline", "nosuch"], "baseline 'nosuch': not one of the runs (run0, run1, broken)"),
+    ([], None)])
+def test_run_names_are_checked_before_any_run_is_read(tmp_path, collection, most_alive, run_cli, write, argv, message):
+    """A baseline that names no run, or a single run, is the error, one line, before any run file
+    is read (one that would not parse among them)."""
+    qrels, runs = collection
+    broken = write(tmp_path / "broken.run", "1 Q0 d1 1 not-a-score x\n")
+    status, out, err = run_cli(["compare", qrels, *runs[:2], broken, "-m", "AP", *argv] if message else
+                               ["compare", qrels, broken, "-m", "AP"])
+    assert status == 2 and out == "" and most_alive == [], (status, most_alive)
+    assert err.count("\n") == 1 and (message or "compare needs two or more runs") in err, err
 
 
 @pytest.mark.parametrize("options", [dict(), dict(topics="intersection", baseline="run3"),
@@ -86,3 +146,19 @@ def test_a_batch_deepened_has_the_arrays_of_all_runs_ranked_at_once(collection):
             if f.name == "doc":
                 mine, value = mine < 0, value < 0
             np.testing.assert_array_equal(mine, value[3:4], err_msg=f.name)
+
+
+def test_diversity_qrels_are_prepared_once_for_every_batch(tmp_path, monkeypatch, write, write_trec):
+    """Runs scored a batch at a time on diversity qrels: the topic-level qrels' judgments (their
+    docno table) are found once, not once a batch."""
+    from rpdi.metrics.docnos import DocnoTable
+
+    _, runs = write_trec(tmp_path, {}, {f"r{i}": {t: {f"d{(i + j + k) % 6}": 6.0 - j for j in range(3 + i)}
+                                                  for k, t in enumerate(["1", "2", "3"])} for i in range(4)})
+    qrels = write(tmp_path / "diversity.qrels", "".join(f"{t} {s} d{d} {int((d + s) % 3 == 0)}\n"
+                                                        for t in "123" for s in (1, 2) for d in range(6)))
+    made, of = [], DocnoTable.of.__func__
+    monkeypatch.setattr(DocnoTable, "of", classmethod(lambda cls, dictionary: made.append(1) or of(cls, dictionary)))
+    batch_bytes(monkeypatch, 1)
+    records = compare(qrels, runs, ["alpha-nDCG@10", "ERR-IA@20"], resamples=20)
+    assert len(records) == 12 and len(made) == 1, made
