@@ -17,7 +17,8 @@ from rpdi.experiments.compare_users import (INTENT_FIELDS, USER_FIELDS, check_us
                                             intent_probabilities, user_preferences)
 from rpdi.experiments.formats import unit_name
 from rpdi.experiments.run_scores import run_scores
-from rpdi.metrics.evaluate import compute, expand, run_items
+from rpdi.metrics.evaluate import compute, expand
+from rpdi.metrics.run_files import run_items
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.records import records_frame

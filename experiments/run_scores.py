@@ -1,7 +1,7 @@
 """Per-topic values of many runs, read, ranked and scored a batch at a time.
 
 ``rpdi compare`` tests runs on their per-topic values alone: a (runs x topics) matrix per
-measure. :func:`run_scores` reads the runs in the batches of :func:`metrics.evaluate.run_batches`,
+measure. :func:`run_scores` reads the runs in the batches of :func:`metrics.run_files.run_batches`,
 ranks and scores each batch and keeps only those values, so that memory is bounded by a batch
 (the largest run, or the batch size), not by the number of runs. A run's values do not depend on
 the runs it is ranked with (the topics are the qrels'), and the tie orders are drawn from
@@ -27,7 +27,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rpdi.metrics.evaluate import RunFile, compute, loaded, run_batches, run_items
+from rpdi.metrics.evaluate import compute, loaded
+from rpdi.metrics.run_files import RunFile, run_batches, run_items
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.rankings import Rankings
 from rpdi.metrics.tie_scores import TieScore, tie_scores
@@ -48,7 +49,7 @@ class RunScores(NamedTuple):
 
 def run_scores(qrels, runs, measures: list[Measure], topics: str = "qrels", diversity: bool = False,
                intents=None, ties: str = "trec_eval") -> RunScores:
-    """Every measure's per-topic values of ``runs`` (anything :func:`metrics.evaluate.run_items`
+    """Every measure's per-topic values of ``runs`` (anything :func:`metrics.run_files.run_items`
     takes) on ``qrels`` in trec_eval's order (integer grades not substituted), with ``diversity``
     on diversity qrels and ``intents``' P(i|q) (:func:`simulate.api.collection_rankings`); under
     ``ties`` ("expected", "range") also over the orders of tied documents

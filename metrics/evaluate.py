@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -18,10 +16,10 @@ from rpdi.metrics.records import records_frame
 from rpdi.metrics.rankings import Rankings, build_rankings, truncate
 from rpdi.metrics.rankings import judged_only as judged_only_rankings
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.frames import (RUN_COLUMN, diversity_qrels_from_table, is_table, qrels_from, read_table_file,
-                                 runs_from, runs_from_table)
+from rpdi.metrics.frames import diversity_qrels_from_table, qrels_from, read_table_file
 from rpdi.metrics.sessions import check_session_call, given_sessions, session_records
-from rpdi.metrics.trec import Qrels, Run, read_run, read_runs, run_name
+from rpdi.metrics.run_files import load_runs, run_batches
+from rpdi.metrics.trec import Qrels
 from rpdi.metrics.tie_scores import check_average, check_ties, tie_fields, tie_scores
 from rpdi.metrics.trec_names import trec_lines
 from rpdi.metrics.view import Score, View
@@ -75,135 +73,6 @@ def load_intents(intents) -> IntentProbabilities | None:
     if isinstance(intents, Mapping):
         return intents_from_dict(intents)
     return read_intents(intents)
-
-
-@dataclass(frozen=True)
-class RunFile:
-    """A run file read only when its turn comes (:func:`run_batches`): its path (a TREC run file,
-    or a TSV/CSV file with a header row or a parquet file holding one run), its name (default:
-    :func:`~metrics.trec.run_name`, ``stdin`` for ``-``) and what is done to the run read
-    (``then``: the command line's check of its topics, its document lengths)."""
-
-    path: str
-    name: str | None = None
-    then: Callable[[Run], Run] | None = None
-
-    @property
-    def run_name(self) -> str:
-        return self.name or ("stdin" if self.path == "-" else run_name(self.path))
-
-    def read(self) -> Run:
-        table = read_table_file(self.path)
-        if table is None:
-            return self.done(read_run(self.path, threads=False))
-        runs = runs_from_table(table, self.run_name, self.path)
-        if len(runs) > 1:
-            raise InputError(f"{self.path}: holds {len(runs)} runs (a {RUN_COLUMN} column); give one run a file")
-        return self.done(runs[0])
-
-    def done(self, run: Run) -> Run:
-        """The run read from the file, named and treated as given."""
-        run = run if self.name is None else replace(run, name=self.name)
-        return run if self.then is None else self.then(run)
-
-
-def run_items(runs) -> list:
-    """The runs given, in order: TREC run files as :class:`RunFile` objects (paths wrapped), not
-    read yet; :class:`Run` objects; and, read into Runs (:func:`metrics.frames.runs_from`): runs in
-    memory (DataFrames or pyarrow Tables, several runs in one told apart by a ``run`` column;
-    ir_measures ``ScoredDoc`` namedtuples; ``{name: {topic: {docno: score}}}``) and TSV/CSV
-    (header row) or parquet files."""
-    if isinstance(runs, Mapping) or is_table(runs):
-        return runs_from(runs)
-    if isinstance(runs, (str, os.PathLike, Run, RunFile)):
-        runs = [runs]
-    items = list(runs)
-    if items and hasattr(items[0], "_fields"):  # ScoredDoc namedtuples: one run
-        return runs_from(items)
-    out = []
-    for i, item in enumerate(items):
-        if isinstance(item, (Run, RunFile)):
-            out.append(item)
-        elif isinstance(item, (str, os.PathLike)) and read_table_file(os.fspath(item), header_only=True) is None:
-            out.append(RunFile(os.fspath(item)))
-        elif isinstance(item, (str, os.PathLike, Mapping)):
-            out += runs_from(item)
-        else:  # a table among others: named by its place, as runs_from names it
-            out += runs_from_table(item, "run" if len(items) == 1 else f"run{i + 1}")
-    return out
-
-
-def load_runs(runs) -> list[Run]:
-    """Every run of :func:`run_items` read (TREC run files concurrently, sharing one docno
-    dictionary)."""
-    runs = run_items(runs)
-    files = [r for r in runs if isinstance(r, RunFile) and read_table_file(r.path, header_only=True) is None]
-    if len(files) < 2:
-        return [r.read() if isinstance(r, RunFile) else r for r in runs]
-    read = dict(zip(map(id, files), read_runs([f.path for f in files])))
-    return [r if isinstance(r, Run) else r.done(read[id(r)]) if id(r) in read else r.read() for r in runs]
-
-
-BATCH_BYTES = 4 << 20  # runs read and scored together up to this many bytes of files: the readers' threads and
-# the measures' vectors then serve several small runs at once, while a large run is a batch of its own
-
-
-def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
-    """The runs, in the order given, in the batches evaluated together: consecutive run files until
-    their bytes reach :data:`BATCH_BYTES` (a run in memory or from standard input alone), each batch
-    read when its turn comes, so that memory is bounded by the largest run plus two batches and
-    not by their number; all at once if a measure compares each run with the first (RBO). Two
-    runs of one name are an InputError before any is read. A batch of files each smaller than a
-    batch is read on a thread of its own while the batch before it is scored (the reader releases
-    the GIL for most of its time); one with a larger file, once the batch before it is done with.
-    (A file's size is its size on disk: a compressed run counts as small as it is there.)
-
-    >>> [[r.name for r in batch] for batch in run_batches({"a": {"1": {"x": 1}}, "b": {"1": {"y": 1}}})]
-    [['a'], ['b']]
-    """
-    items = run_items(runs)
-    names = [(r.name, r.source) if isinstance(r, Run) else (r.run_name, r.path) for r in items]
-    seen = [name for name, _ in names]
-    dup = next((n for n in seen if seen.count(n) > 1), None)
-    if dup is not None:
-        sources = " and ".join(source for name, source in names if name == dup)
-        raise InputError(f"runs {sources} have the same name {dup!r}; name them NAME=PATH")
-    if len(items) < 2 or any(m.spec.between_runs for m in measures):
-        yield load_runs(items)
-        return
-    batches = _batched(items)
-    with ThreadPoolExecutor(max_workers=1) as reader:
-        ahead = None
-        for batch, after in zip(batches, batches[1:] + [None]):
-            read = load_runs(batch) if ahead is None else ahead.result()
-            small = after is not None and max(map(_file_size, after)) < BATCH_BYTES
-            ahead = reader.submit(load_runs, after) if small else None
-            yield read
-            del read  # freed once the caller lets go of it too (before a large next batch is read)
-
-
-def _batched(items: list) -> list[list]:
-    """The items in consecutive batches of :data:`BATCH_BYTES` or more bytes of files (the last
-    one perhaps fewer)."""
-    batches, batch, size = [], [], 0
-    for item in items:
-        batch.append(item)
-        size += _file_size(item)
-        if size >= BATCH_BYTES:
-            batches.append(batch)
-            batch, size = [], 0
-    return batches + [batch] if batch else batches
-
-
-def _file_size(item) -> int:
-    """Bytes of a run file (on disk, compressed or not); a run in memory or standard input counts as
-    a whole batch."""
-    if isinstance(item, RunFile) and item.path != "-":
-        try:
-            return os.path.getsize(item.path)
-        except OSError:
-            return 0  # the reader names the file
-    return BATCH_BYTES
 
 
 def compute(rankings: Rankings, measures: Sequence[Measure], compat: str = "trec_eval",

@@ -9,7 +9,8 @@ from typing import Sequence
 import numpy as np
 
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.evaluate import _aggregate, compute, loaded, prepare, run_batches, run_items
+from rpdi.metrics.evaluate import _aggregate, compute, loaded, prepare
+from rpdi.metrics.run_files import run_batches, run_items
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.rankings import Rankings

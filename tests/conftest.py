@@ -261,7 +261,7 @@ def most_alive(monkeypatch):
     import gc
     import weakref
 
-    from rpdi.metrics.evaluate import RunFile
+    from rpdi.metrics.run_files import RunFile
 
     refs, counts = [], []
     read = RunFile.done

@@ -16,9 +16,10 @@ def collection(args, topics: str, diversity: bool = False, qrels=None, lazy: boo
     files with a header row or parquet files (:mod:`metrics.frames`), qrels ``irds:DATASET_ID``;
     ``qrels`` given: those, already
     read (uncertain grades, :mod:`experiments.commands.worlds`). With ``lazy`` the runs are
-    :class:`~metrics.evaluate.RunFile` objects, each read (and checked) only when its batch is
-    evaluated (:func:`~metrics.evaluate.run_batches`)."""
-    from rpdi.metrics.evaluate import RunFile, load_diversity_qrels, load_qrels, load_runs
+    :class:`~metrics.run_files.RunFile` objects, each read (and checked) only when its batch is
+    evaluated (:func:`~metrics.run_files.run_batches`)."""
+    from rpdi.metrics.evaluate import load_diversity_qrels, load_qrels
+    from rpdi.metrics.run_files import RunFile, load_runs
     from rpdi.metrics.trec import read_lengths, with_lengths
 
     if qrels is None:

@@ -1,7 +1,6 @@
 """``rpdi compare`` over many runs: a batch of runs in memory at a time, the bytes of all at once."""
 
 import json
-import sys
 
 import numpy as np
 import pytest
@@ -19,7 +18,7 @@ def collection(tmp_path, random_collection, write_trec):
 
 
 def batch_bytes(monkeypatch, size: int) -> None:
-    monkeypatch.setattr(sys.modules["rpdi.metrics.evaluate"], "BATCH_BYTES", size)
+    monkeypatch.setattr("rpdi.metrics.run_files.BATCH_BYTES", size)
 
 
 @pytest.fixture
@@ -27,7 +26,7 @@ def reads(monkeypatch):
     """A dict that counts, per run name, the times a run file has been read."""
     from collections import Counter
 
-    from rpdi.metrics.evaluate import RunFile
+    from rpdi.metrics.run_files import RunFile
 
     counts, read = Counter(), RunFile.done
 

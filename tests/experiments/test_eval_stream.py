@@ -49,13 +49,14 @@ MEASURES = ["P@10", "AP", "RR", "nDCG@10", "nDCG", "bpref", "RBP(p=0.8)", "ERR@2
 def test_one_run_at_a_time_gives_the_bytes_of_all_at_once(tmp_path, monkeypatch):
     """Runs evaluated one after another (run_batches) give what evaluating them together gives:
     trec_eval's lines, -q and -c, and the records, to the last bit."""
-    from rpdi.metrics.evaluate import _records, expand, load_runs, prepare, run_batches
+    from rpdi.metrics.evaluate import _records, expand, prepare
+    from rpdi.metrics.run_files import load_runs, run_batches
     from rpdi.metrics.trec_names import trec_eval_selection, trec_lines
     from rpdi.metrics.trec_report import _block, trec_report
 
     qrels, runs = _collection(tmp_path)
     sizes = [os.path.getsize(r) for r in runs]
-    module = sys.modules["rpdi.metrics.evaluate"]  # (rpdi.metrics.evaluate is also the function's name)
+    module = sys.modules["rpdi.metrics.run_files"]
     monkeypatch.setattr(module, "BATCH_BYTES", sum(sizes))  # all five files make one batch
     assert [len(b) for b in run_batches(runs, expand(MEASURES))] == [5]
     monkeypatch.setattr(module, "BATCH_BYTES", sizes[0] + sizes[1])  # the first two files fill a batch
@@ -109,7 +110,7 @@ def test_eval_holds_a_batch_of_runs_at_a_time(tmp_path, monkeypatch, most_alive,
     and the command have at most one run read alive at once; batches of two small files, read
     one ahead: at most two batches, four runs."""
     qrels, runs = _collection(tmp_path, depths=(30, 10, 30, 20, 30, 30))
-    module = sys.modules["rpdi.metrics.evaluate"]
+    module = sys.modules["rpdi.metrics.run_files"]
     monkeypatch.setattr(module, "BATCH_BYTES", 1)
     evaluate_all(qrels, runs)
     assert len(most_alive) == 6 and max(most_alive) == 1, most_alive
