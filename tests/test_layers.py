@@ -60,8 +60,9 @@ def test_an_upward_import_is_seen():
 
 def test_the_command_line_only_parses_and_dispatches():
     """experiments/cli.py imports no computing or formatting module: only the option values, the
-    one error and, by name, each command's module in experiments/commands/."""
+    one error, the allocator's settings for the process (experiments/allocator.py) and, by name,
+    each command's module in experiments/commands/."""
     path = Path(rpdi.__file__).parent / "experiments" / "cli.py"
     imported = {m for m in _modules(ast.parse(path.read_text())) if m.startswith("rpdi")}
-    assert imported <= {"rpdi", "rpdi.choices", "rpdi.metrics.errors"}, imported
+    assert imported <= {"rpdi", "rpdi.choices", "rpdi.metrics.errors", "rpdi.experiments.allocator"}, imported
     assert 'import_module(f"rpdi.experiments.commands.{args.command}")' in path.read_text()
