@@ -86,8 +86,10 @@ def child(argv: list[str]) -> dict:
                     spent[phase] += time.perf_counter() - start
         return wrapper
 
+    from rpdi.experiments.allocator import reuse_freed_memory
     from rpdi.experiments.cli import main
 
+    reuse_freed_memory()  # as the rpdi command has it (experiments.cli.entry)
     for phase, places in PHASES.items():
         for module, attribute in places:
             owner, _, name = attribute.rpartition(".")
