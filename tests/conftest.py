@@ -275,3 +275,19 @@ def most_alive(monkeypatch):
 
     monkeypatch.setattr(RunFile, "done", done)
     return counts
+
+
+def _session_topics(rng, sessions: int, most_turns: int) -> list[str]:
+    """CAsT-style topic ids ``x_q`` of ``sessions`` sessions of 1 to ``most_turns`` turns each
+    (drawn from ``rng``), session 0 missing its turn 2 when it has more than two turns."""
+    topics = []
+    for x in range(sessions):
+        n = int(rng.integers(1, most_turns + 1))
+        topics += [f"{x}_{q}" for q in range(1, n + 1) if not (x == 0 and q == 2 and n > 2)]
+    return topics
+
+
+@pytest.fixture(scope="session")
+def session_topics():
+    """:func:`_session_topics`: the turns of random sessions, for the session measures' tests."""
+    return _session_topics

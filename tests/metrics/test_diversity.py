@@ -4,6 +4,7 @@ grades joined with the rankings by document, and the X-IA names (metrics/measure
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,22 +15,8 @@ from rpdi.metrics.measures.diversity_ia import intent_aware_base
 from rpdi.metrics.rankings import judged_only, truncate
 from rpdi.metrics.trec import read_run
 
-QRELS = b"""1 1 d1 1
-1 2 d1 0
-1 2 d2 2
-1 3 d3 0
-1 1 d4 -1
-1 2 d4 -1
-2 7 e1 1
-2 10 e2 1
-"""
-RUN = b"""1 Q0 d2 1 5.0 r
-1 Q0 x1 2 4.0 r
-1 Q0 d4 3 3.0 r
-1 Q0 d1 4 2.0 r
-2 Q0 e2 1 1.0 r
-2 Q0 e1 2 1.0 r
-"""
+SMALL = Path(__file__).parents[1] / "data" / "diversity"
+QRELS, RUN = (SMALL / "small.qrels").read_bytes(), (SMALL / "small.run").read_bytes()
 
 
 def _files(tmp_path, qrels=QRELS, run=RUN):

@@ -16,14 +16,11 @@ from rpdi.metrics.sessions import session_rankings, session_score, sessions_from
 from rpdi.metrics.view import View
 
 
-def _random(seed, sessions=4, most_turns=4, depth=7):
+def _random(seed, session_topics, sessions=4, most_turns=4, depth=7):
     """Rankings of the turns of a few sessions (CAsT ids), grades 0..3, unjudged documents,
     rankings shorter than the depth, an empty one, and a turn position nobody judged."""
     rng = np.random.default_rng(seed)
-    topics = []
-    for x in range(sessions):
-        n = int(rng.integers(1, most_turns + 1))
-        topics += [f"{x}_{q}" for q in range(1, n + 1) if not (x == 0 and q == 2 and n > 2)]
+    topics = session_topics(rng, sessions, most_turns)
     S, T = 2, len(topics)
     grade = rng.integers(0, 4, (S, T, depth)).astype(float)
     judged = rng.random((S, T, depth)) < 0.8
@@ -77,8 +74,8 @@ def srbp_by_definition(turns, p, b, gain):
     ("sRBP(p=0.95,b=0.2,rel=2)@7", lambda t: srbp_by_definition(t, 0.95, 0.2, lambda g: float(g >= 2))),
     ("sRBP(p=0.5,b=1)@3", lambda t: srbp_by_definition(t, 0.5, 1.0, lambda g: g / 3)),
 ])
-def test_closed_forms_equal_the_papers_definitions(seed, name, oracle):
-    rankings, sessions = _random(seed)
+def test_closed_forms_equal_the_papers_definitions(seed, name, oracle, session_topics):
+    rankings, sessions = _random(seed, session_topics)
     measure = parse_measure(name)
     score = session_score(measure, rankings, sessions)
     laid = session_rankings(rankings, sessions, measure.cutoff)
@@ -89,10 +86,10 @@ def test_closed_forms_equal_the_papers_definitions(seed, name, oracle):
             assert score.residual[s, x] == pytest.approx(residual, rel=1e-12, abs=1e-15)
 
 
-def test_one_query_sessions_are_single_query_measures():
+def test_one_query_sessions_are_single_query_measures(session_topics):
     """A session of one query: sRBP with b = 1 is RBP@k, sDCG is DCG(b=2)@k (Järvelin &
     Kekäläinen's discount), each rpdi's own closed form on the turn's ranking."""
-    rankings, _ = _random(5)
+    rankings, _ = _random(5, session_topics)
     single = sessions_from_ids([f"{i}_1" for i in range(len(rankings.topics))])
     renamed = Rankings.of_grades(rankings.grade, rankings.ideal, rankings.n_judged, rankings.max_grade,
                                  judged=rankings.judged, length=rankings.length,
@@ -103,8 +100,8 @@ def test_one_query_sessions_are_single_query_measures():
         np.testing.assert_allclose(got.value, want.value, rtol=1e-12)
 
 
-def test_session_measure_needs_sessions():
-    rankings, sessions = _random(0)
+def test_session_measure_needs_sessions(session_topics):
+    rankings, sessions = _random(0, session_topics)
     with pytest.raises(InputError, match="a session measure; give the sessions"):
         parse_measure("sRBP@5").compute(View(rankings))
     with pytest.raises(InputError, match="not a session measure"):

@@ -19,15 +19,12 @@ from rpdi.metrics.sessions import session_rankings, session_score, sessions_from
 from rpdi.metrics.view import View
 
 
-def _random(seed, sessions=4, most_turns=3, depth=4, pool=4):
+def _random(seed, session_topics, sessions=4, most_turns=3, depth=4, pool=4):
     """Rankings of the turns of a few sessions (CAsT ids), grades 0..3, unjudged documents,
     short and empty rankings, a turn position nobody judged, and the documents of a session drawn
     from a small pool, so that turns retrieve the same documents (now and then twice in a turn)."""
     rng = np.random.default_rng(seed)
-    topics = []
-    for x in range(sessions):
-        n = int(rng.integers(1, most_turns + 1))
-        topics += [f"{x}_{q}" for q in range(1, n + 1) if not (x == 0 and q == 2 and n > 2)]
+    topics = session_topics(rng, sessions, most_turns)
     S, T = 2, len(topics)
     length = rng.integers(0, depth + 1, (S, T))
     length[0, 0] = 0
@@ -79,8 +76,8 @@ def escg_by_enumeration(turns, p_reform, p_down, top):
     ("esCG@4", 0.8, 0.7), ("esCG(p_reform=0.5,p_down=0.9)@3", 0.5, 0.9), ("esCG(p_reform=1,p_down=0.3)@4", 1.0, 0.3),
     ("esCG(p_reform=0.6,p_down=1)@2", 0.6, 1.0), ("esCG(p_reform=0,p_down=0.5)@4", 0.0, 0.5),
 ])
-def test_escg_is_the_expectation_over_paths(seed, name, p_reform, p_down):
-    rankings, sessions = _random(seed)
+def test_escg_is_the_expectation_over_paths(seed, name, p_reform, p_down, session_topics):
+    rankings, sessions = _random(seed, session_topics)
     measure = parse_measure(name)
     score = session_score(measure, rankings, sessions)
     laid = session_rankings(rankings, sessions, measure.cutoff)
@@ -124,8 +121,8 @@ def nsdcg_by_definition(turns, ideals, b, bq):
 
 @pytest.mark.parametrize("seed", [0, 3])
 @pytest.mark.parametrize("name, b, bq", [("nsDCG@4", 2, 4), ("nsDCG(b=3,bq=2)@3", 3, 2), ("nsDCG@6", 2, 4)])
-def test_nsdcg_equals_its_definition(seed, name, b, bq):
-    rankings, sessions = _random(seed)
+def test_nsdcg_equals_its_definition(seed, name, b, bq, session_topics):
+    rankings, sessions = _random(seed, session_topics)
     measure = parse_measure(name)
     score = session_score(measure, rankings, sessions)
     laid = session_rankings(rankings, sessions, measure.cutoff)
@@ -183,8 +180,8 @@ def _session_ideal(rankings, topics):
     ("(p_reform=0.6,p_down=1,b=1.5)@2", 0.6, 1.0, 1.5), ("(p_reform=0,p_down=0.5)@4", 0.0, 0.5, 2),
 ])
 @pytest.mark.parametrize("family", ["esDCG", "esnDCG"])
-def test_path_dcg_is_the_expectation_over_paths(seed, name, p_reform, p_down, b, family):
-    rankings, sessions = _random(seed)
+def test_path_dcg_is_the_expectation_over_paths(seed, name, p_reform, p_down, b, family, session_topics):
+    rankings, sessions = _random(seed, session_topics)
     measure = parse_measure(family + name)
     score = session_score(measure, rankings, sessions)
     laid = session_rankings(rankings, sessions, measure.cutoff)
@@ -212,11 +209,11 @@ def test_esndcg_averages_the_paths_ratios_not_their_ratio_of_means():
 
 
 @pytest.mark.parametrize("family", ["esDCG", "esnDCG"])
-def test_sampled_paths_agree_with_the_closed_form(family):
+def test_sampled_paths_agree_with_the_closed_form(family, session_topics):
     """Paths drawn one by one as Jiang & Allan's sampler draws them (read a document, go on down
     with p_down; after a turn, the next with p_reform), each scored by its own DCG (and ideal
     DCG at its own length): their mean is within 4.5 standard errors of the closed form."""
-    rankings, sessions = _random(4)
+    rankings, sessions = _random(4, session_topics)
     measure = parse_measure(family + "(p_reform=0.7,p_down=0.6)@4")
     score = session_score(measure, rankings, sessions)
     laid = session_rankings(rankings, sessions, 4)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -197,16 +198,19 @@ def test_a_config_compares_a_model_of_ones_own_as_rpdi_compare_does(tmp_path, ca
 # ---------------------------------------------------------------------------------------------
 # Diversity qrels as a dict {topic: {subtopic: {docno: grade}}}
 
-DIVERSITY = """1 1 d1 1
-1 2 d1 0
-1 2 d2 2
-1 3 d3 0
-1 1 d4 -1
-1 2 d4 -1
-2 7 e1 1
-2 10 e2 1
-"""
-DIVERSITY_RUN = {"r": {"1": {"d2": 5.0, "x1": 4.0, "d4": 3.0, "d1": 2.0}, "2": {"e2": 1.0, "e1": 1.0}}}
+SMALL = Path(__file__).parents[1] / "data" / "diversity"  # tests/metrics/test_diversity.py's collection
+DIVERSITY = (SMALL / "small.qrels").read_text()
+
+
+def _scores(path) -> dict:
+    """A run file as {topic: {docno: score}}."""
+    scores = {}
+    for topic, _, docno, _, score, _ in map(str.split, path.read_text().splitlines()):
+        scores.setdefault(topic, {})[docno] = float(score)
+    return scores
+
+
+DIVERSITY_RUN = {"r": _scores(SMALL / "small.run")}
 DIVERSE = ["alpha-nDCG@10", "ERR-IA@10", "NRBP", "P-IA@5", "RBP-IA", "alpha_nDCG@5", "P@10", "nDCG@10"]
 
 
