@@ -140,7 +140,8 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
             t, d, order, tie = per_run[s]  # t: the topics in ranking order
             per_run[s] = None  # the run's lines in file order, freed as soon as they are sorted
             _break_ties(order, tie, d, byte_rank)
-            at = _flat_index(t, T, D, s)
+            rank = _ranks(t, T)
+            at = (s * T + t.astype(np.int64)) * D + rank  # flat index into the (S, T, D) arrays
             if words is not None and runs[s].words is not None:
                 words.ravel()[at] = runs[s].words[topic_codes[s + 1] >= 0][order]
             d = d[order]
@@ -148,7 +149,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
             if code_of is not None:
                 d = code_of[d]
             if tied is not None:
-                tied.ravel()[at] = _group_starts(t, tie, T)
+                tied.ravel()[at] = _group_starts(rank, tie)
             dq = np.minimum(d, Nq)
             hit = only_topic[dq] == t
             g = only_grade[dq]
@@ -255,12 +256,11 @@ def _identity(array) -> tuple:
     return (array.offset, len(array)) + tuple(0 if b is None else b.address for b in array.buffers())
 
 
-def _flat_index(t: np.ndarray, T: int, D: int, s: int) -> np.ndarray:
-    """Flat (int64) index into (S, T, D) arrays of the lines of run s, sorted by topic then rank."""
-    at = np.arange(len(t))
-    at -= np.searchsorted(t, np.arange(T))[t]  # the rank within the topic
-    at += (s * T + t.astype(np.int64)) * D
-    return at
+def _ranks(t: np.ndarray, T: int) -> np.ndarray:
+    """The 0-based rank within its topic of each line, the lines sorted by topic then rank."""
+    rank = np.arange(len(t), dtype=np.int32 if len(t) < 2 ** 31 else np.int64)
+    rank -= np.searchsorted(t, np.arange(T)).astype(rank.dtype)[t]
+    return rank
 
 
 def _topic_codes(column, topic_ids: np.ndarray) -> np.ndarray:
@@ -327,14 +327,13 @@ def _break_ties(order: np.ndarray, tie: np.ndarray, d: np.ndarray, byte_rank: np
         order[idx] = sub[np.lexsort((-rank, group))]
 
 
-def _group_starts(t: np.ndarray, tie: np.ndarray, T: int) -> np.ndarray:
-    """For lines sorted by topic then rank, each line's rank within its topic at which its run of
-    equal scores starts (``tie[i]``: lines i and i + 1 tie)."""
-    first = np.arange(len(t), dtype=np.int32 if len(t) < 2 ** 31 else np.int64)
+def _group_starts(rank: np.ndarray, tie: np.ndarray) -> np.ndarray:
+    """For lines sorted by topic then rank (``rank`` within the topic), each line's rank at which
+    its run of equal scores starts (``tie[i]``: lines i and i + 1 tie)."""
+    first = np.arange(len(rank), dtype=rank.dtype)
     first[1:][tie] = 0  # a line tied with the one above starts no run of its own
     np.maximum.accumulate(first, out=first)  # the first line of each line's run
-    first -= np.searchsorted(t, np.arange(T)).astype(first.dtype)[t]  # its rank: a run never spans two topics
-    return first
+    return rank[first]  # a run never spans two topics
 
 
 def _members(tie: np.ndarray) -> np.ndarray:

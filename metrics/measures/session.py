@@ -56,7 +56,7 @@ def sdcg(v: View, b: float, bq: float, cutoff: int | None) -> Score:
     5.0
     """
     grade, unknown, exists = session_grid(v, cutoff, "sDCG")
-    w = query_discount(grade.shape[2], bq)[:, None] * discount(np.arange(1, grade.shape[3] + 1), b)
+    w = sdcg_weights(*grade.shape[2:], b, bq)
     value = (np.maximum(grade, 0.0) * w * exists).sum((-2, -1))
     return Score(value, residual=(unknown * w).sum((-2, -1)) * v.max_grade)
 
@@ -82,9 +82,13 @@ def nsdcg(v: View, b: float, bq: float, cutoff: int | None) -> Score:
     score = sdcg(v, b, bq, cutoff)
     r = v.rankings
     ideal = r.grid(r.turn_ideal[None])
-    w = query_discount(ideal.shape[2], bq)[:, None] * discount(np.arange(1, ideal.shape[3] + 1), b)
-    best = (ideal * w).sum((-2, -1))
+    best = (ideal * sdcg_weights(*ideal.shape[2:], b, bq)).sum((-2, -1))
     return Score(div(score.value, best), residual=div(score.residual, best))
+
+
+def sdcg_weights(Q: int, k: int, b: float, bq: float) -> np.ndarray:
+    """(Q, k) sDCG's weight of rank i of turn q: the turn's discount times the rank's."""
+    return query_discount(Q, bq)[:, None] * discount(np.arange(1, k + 1), b)
 
 
 def srbp_weights(Q: int, k: int, p: float, b: float) -> np.ndarray:
