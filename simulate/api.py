@@ -8,7 +8,7 @@ import numpy as np
 
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.diversity import diversity_rankings
-from rpdi.metrics.evaluate import load_diversity_qrels, load_intents, load_qrels, load_runs
+from rpdi.metrics.evaluate import loaded, load_runs
 from rpdi.metrics.rankings import build_rankings
 from rpdi.metrics.records import records_frame
 from rpdi.metrics.sessions import check_session_call, given_sessions, session_rankings, session_width
@@ -30,11 +30,9 @@ def collection_rankings(qrels, runs, topics: str, diversity: bool, intents=None)
     """(qrels, runs, rankings): with ``diversity`` diversity qrels and rankings with their
     subtopics and ``intents``' P(i|q) (:func:`metrics.diversity.diversity_rankings`), as the
     users of alpha-nDCG and X-IA read them; else plain ones (``intents`` then refused)."""
-    if not diversity and intents is not None:
-        raise InputError("intents: given, but no diversity or intent-aware measure (X-IA) reads them")
-    qrels = load_diversity_qrels(qrels) if diversity else load_qrels(qrels)
+    qrels, intents = loaded(qrels, diversity, "trec_eval", intents)
     runs = load_runs(runs)
-    return qrels, runs, rankings_of(qrels, runs, topics, diversity, load_intents(intents))
+    return qrels, runs, rankings_of(qrels, runs, topics, diversity, intents)
 
 
 def rankings_of(qrels, runs, topics: str, diversity: bool, intents=None):

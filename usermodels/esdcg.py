@@ -66,7 +66,6 @@ class ExpectedSessionDCG(ExpectedSessionCG):
         last = self.turns[session] * self.width  # the most documents a user of the session reads
         reading = (state % 2 == 0) | (rank == 1)
         down, nxt = self.moves(turn, rank, at)
-        down = down if rank < self.width else 0.0
         nxt = np.where(turn < self.turns[session], nxt, 0.0)
         stop = np.maximum(1.0 - down - nxt, 0.0)
         worth = self.table[session, turn - 1, rank - 1, np.minimum(n, last - 1)]
