@@ -18,7 +18,7 @@ from rpdi.experiments.compare_users import (INTENT_FIELDS, USER_FIELDS, check_us
 from rpdi.experiments.formats import unit_name
 from rpdi.experiments.run_scores import run_scores
 from rpdi.metrics.evaluate import compute, expand
-from rpdi.metrics.run_files import run_items
+from rpdi.metrics.run_files import item_name, run_items
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.records import records_frame
@@ -29,7 +29,6 @@ from rpdi.metrics.ties import paths_text
 from rpdi.metrics.sessions import check_session_call, given_sessions, session_rankings, session_width
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.uncertain import UncertainQrels
-from rpdi.metrics.trec import Run
 from rpdi.metrics.uncertain_eval import is_uncertain, judgments
 from rpdi.metrics.view import View
 from rpdi.simulate.api import collection_rankings
@@ -129,7 +128,7 @@ def compare(qrels, runs, measures: Iterable[str | Measure], *, baseline: str | N
     session = check_session_call(parsed, sessions, ties, intents=intents)
     diversity = any(x.spec.intents for x in expand(parsed))
     runs = run_items(runs)  # files not read yet: their names are checked before any run is read
-    _check_names([r.name if isinstance(r, Run) else r.run_name for r in runs], baseline)
+    _check_names([item_name(r) for r in runs], baseline)
     if session or users is not None:  # sessions and the users' preference read all runs' rankings at once
         read, scores = _whole(qrels, runs, parsed, topics, diversity, intents, sessions)
         names, tied = list(next(iter(read.values())).runs), [None] * len(parsed)

@@ -102,7 +102,7 @@ def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
     [['a'], ['b']]
     """
     items = run_items(runs)
-    names = [(r.name, r.source) if isinstance(r, Run) else (r.run_name, r.path) for r in items]
+    names = [(item_name(r), r.source if isinstance(r, Run) else r.path) for r in items]
     seen = [name for name, _ in names]
     dup = next((n for n in seen if seen.count(n) > 1), None)
     if dup is not None:
@@ -120,6 +120,11 @@ def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
             ahead = reader.submit(load_runs, after) if small else None
             yield read
             del read  # freed once the caller lets go of it too (before a large next batch is read)
+
+
+def item_name(item) -> str:
+    """The name of one of :func:`run_items`'s runs, read (a :class:`Run`) or not (a :class:`RunFile`)."""
+    return item.name if isinstance(item, Run) else item.run_name
 
 
 def _batched(items: list) -> list[list]:
