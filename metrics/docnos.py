@@ -138,6 +138,18 @@ def byte_order(strings, codes: np.ndarray) -> np.ndarray:
     return np.lexsort((size, *big_endian.T[::-1]))
 
 
+def first_word(strings, codes: np.ndarray) -> np.ndarray:
+    """The first 8 bytes of each of ``strings[codes]`` (a pyarrow string array), zero-padded, as
+    a big-endian uint64: their order is the bytes' order, but a string padded with NULs ties
+    with its prefix.
+
+    >>> import pyarrow as pa, numpy as np
+    >>> first_word(pa.array(["b", "ab", "a", "abcdefghij"]), np.arange(4)).argsort().tolist()
+    [2, 1, 3, 0]
+    """
+    return next(_words_by_length(strings, codes))[1].byteswap()
+
+
 def words(strings, codes: np.ndarray, n_words: int) -> np.ndarray:
     """The UTF-8 bytes of ``strings[codes]`` (a pyarrow string array; none longer than
     ``8 * n_words`` bytes), zero-padded, as the rows of a (codes, n_words) matrix of

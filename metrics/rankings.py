@@ -21,7 +21,7 @@ import numpy as np
 
 from rpdi.choices import TOPICS
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.docnos import DocnoTable, byte_order
+from rpdi.metrics.docnos import DocnoTable, byte_order, first_word
 from rpdi.metrics.trec import Qrels, Run, every_entry, to_numpy
 
 
@@ -124,8 +124,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         # one run (rpdi eval's runs, one at a time): on this thread, whose memory is reused for the next
         each = pool.map if S > 1 else map
         per_run = list(each(lambda s: _order_run(topic_codes[s + 1], doc_codes[s + 1], runs[s].score,
-                                                      float32_scores), range(S)))
-        byte_rank = _tie_byte_rank(per_run, strings)
+                                                      float32_scores, T), range(S)))
         D = max([int(np.bincount(t).max()) for t, _, _, _ in per_run if t.size] + [1])
         any_tie = any(p[3].any() for p in per_run)
         grade = np.zeros((S, T, D))
@@ -139,7 +138,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         def fill(s: int) -> None:
             t, d, order, tie = per_run[s]  # t: the topics in ranking order
             per_run[s] = None  # the run's lines in file order, freed as soon as they are sorted
-            _break_ties(order, tie, d, byte_rank)
+            _break_ties(order, tie, d, strings)
             rank = _ranks(t, T)
             at = (s * T + t.astype(np.int64)) * D + rank  # flat index into the (S, T, D) arrays
             if words is not None and runs[s].words is not None:
@@ -274,10 +273,11 @@ def _topic_codes(column, topic_ids: np.ndarray) -> np.ndarray:
     return code[to_numpy(column.indices)]
 
 
-def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: bool):
+def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: bool, T: int):
     """The topic codes of the run's evaluated lines in ranking order, their document codes (in
-    file order), the order that sorts them by topic then score descending, and where sorted
-    neighbours tie (same topic, same score)."""
+    file order), the order that sorts them by topic then score descending (:func:`_topic_order`,
+    :func:`_score_order`; equal scores in any order), and where sorted neighbours tie (same
+    topic, same score)."""
     keep = t >= 0
     if not keep.all():
         t, d, score = t[keep], d[keep], score[keep]
@@ -288,43 +288,62 @@ def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: 
     if bool((t[1:] >= t[:-1]).all() and ((score[1:] <= score[:-1]) | ~same_topic).all()):
         order = np.arange(len(t))  # already in ranking order, as most run files are
     else:
-        order = np.argsort(-score)
-        small = t.astype(np.int16) if len(t) and t.max() < 2 ** 15 else t
-        order = order[np.argsort(small[order], kind="stable")]
+        order = _score_order(_topic_order(t), t, score, T)
     t, score = t[order], score[order]
     tie = (t[1:] == t[:-1]) & (score[1:] == score[:-1])
     return t, d, order, tie
 
 
-def _tie_byte_rank(per_run, doc_dictionary) -> np.ndarray | None:
-    """Each document's rank in byte order among the documents that tie (same topic, same score)
-    somewhere, as an array over document codes; None if nothing ties. The only string sort."""
-    tied = [(np.flatnonzero(_members(tie)), d, order) for _, d, order, tie in per_run if tie.any()]
-    if not tied:
-        return None
-    n_docs = len(doc_dictionary)
-    mark = np.zeros(n_docs, dtype=bool)
-    for idx, d, order in tied:
-        mark[d[order[idx]]] = True
-    codes = np.flatnonzero(mark)
-    byte_rank = np.zeros(n_docs, dtype=np.int32)
-    byte_rank[codes[byte_order(doc_dictionary, codes)]] = np.arange(len(codes))
-    return byte_rank
+def _topic_order(t: np.ndarray) -> np.ndarray:
+    """The lines' numbers grouped by topic code, in file order within a topic: one sort of the
+    code and the number packed in an integer (a stable sort of the codes costs three times more)."""
+    shift = np.uint64(max(len(t) - 1, 1).bit_length())  # t < 2^31 and the lines < 2^32: 63 bits
+    packed = (t.astype(np.uint64) << shift) | np.arange(len(t), dtype=np.uint64)
+    packed.sort()
+    packed &= (np.uint64(1) << shift) - np.uint64(1)
+    return packed.view(np.int64)
 
 
-def _break_ties(order: np.ndarray, tie: np.ndarray, d: np.ndarray, byte_rank: np.ndarray | None) -> None:
-    """Order a run's documents of equal score by docno descending in byte order, in place."""
+def _score_order(grouped: np.ndarray, t: np.ndarray, score: np.ndarray, T: int) -> np.ndarray:
+    """``grouped`` (the lines by topic, :func:`_topic_order`) with each topic's lines sorted by
+    score descending: the (topics x most lines of a topic) matrix of negated scores, padded with
+    NaN (which sorts last), sorted along its rows. A row fits in the cache, where one sort of
+    every line would not: three times faster."""
+    count = np.bincount(t, minlength=T)
+    start = np.cumsum(count) - count
+    width = int(count.max())
+    filled = np.arange(width) < count[:, None]
+    grid = np.full((T, width), np.nan)
+    grid[filled] = -score[grouped]  # row-major: each topic's lines in turn
+    column = np.argsort(grid, axis=1)
+    del grid
+    column += start[:, None]
+    return grouped[column[filled]]
+
+
+def _break_ties(order: np.ndarray, tie: np.ndarray, d: np.ndarray, strings) -> None:
+    """Order a run's documents of equal score by docno descending in byte order, in place:
+    ``d`` indexes ``strings``, the docnos (a pyarrow string array). Each group of equal scores is
+    sorted by its docnos' first 8 bytes; the few groups where two docnos share them, by all
+    their bytes (:func:`metrics.docnos.byte_order`)."""
     if not tie.any():
         return
     idx = np.flatnonzero(_members(tie))
     group = np.cumsum(np.concatenate(([True], ~tie)))[idx]
     sub = order[idx]
-    rank = byte_rank[d[sub]]
-    k = int(rank.max()) + 1
-    if len(order) * k < 2 ** 62:  # one integer key: group, then byte order descending
-        order[idx] = sub[np.argsort(group * k + (k - 1 - rank))]
-    else:
-        order[idx] = sub[np.lexsort((-rank, group))]
+    codes = d[sub]
+    first = first_word(strings, codes)
+    by = np.argsort(~first)  # first bytes descending
+    by = by[np.argsort(group[by], kind="stable")]
+    g, f = group[by], first[by]
+    shared = (g[1:] == g[:-1]) & (f[1:] == f[:-1])
+    if shared.any():  # those groups again, by all their bytes
+        at = np.flatnonzero(np.isin(g, g[1:][shared]))
+        members = by[at]
+        rank = np.empty(len(at), dtype=np.int64)
+        rank[byte_order(strings, codes[members])] = np.arange(len(at))
+        by[at] = members[np.lexsort((-rank, group[members]))]
+    order[idx] = sub[by]
 
 
 def _group_starts(rank: np.ndarray, tie: np.ndarray) -> np.ndarray:
