@@ -49,17 +49,18 @@ class DocnoTable:
             array.flags.writeable = False
         return cls(keys, strings, table)
 
-    def codes(self, strings) -> np.ndarray:
+    def codes(self, strings, known: np.ndarray | None = None) -> np.ndarray:
         """The code of each entry of the pyarrow string array ``strings`` (int32, int64 from 2^31
         codes on): the index of the same docno in the table's, else the table's size + its own
-        index. Its hash is looked up in the table, then its length and bytes are compared."""
+        index. Its hash (``known``: the entries' :func:`hashes`, if computed before) is looked up
+        in the table, then its length and bytes are compared."""
         Nq = len(self.hashes)
         size, sizes = _sizes(strings), _sizes(self.strings)
         codes = np.arange(Nq, Nq + len(strings), dtype=np.int32 if Nq + len(strings) < 2 ** 31 else np.int64)
         longest = int(sizes.max(initial=0))  # a docno longer than every docno of the table is not in it
         fits = None if size.max(initial=0) <= longest else np.flatnonzero(size <= longest)
         if Nq and (fits is None or len(fits)):
-            hit = self._probe(hashes(strings, fits))
+            hit = self._probe(hashes(strings, fits) if known is None else known if fits is None else known[fits])
             found = np.flatnonzero(hit >= 0)
             at, hit = (found if fits is None else fits[found]), hit[found]
             same = sizes[hit] == size[at]

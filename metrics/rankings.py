@@ -105,7 +105,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     distinct = [columns[group.index(g)][1].dictionary for g in range(len(group_of))]
     if len(distinct) == 2 and side.docnos is not None:
         strings = distinct[1]
-        code_of = side.docnos.codes(strings)
+        code_of = side.docnos.codes(strings, runs[0].docno_hashes if len(runs) == 1 else None)
         doc_codes = [None] + [to_numpy(d.indices) for _, d in columns[1:]]
     else:
         merged = pa.chunked_array([every_entry(d) for d in distinct], pa.dictionary(pa.int32(), pa.string()))
@@ -213,7 +213,7 @@ def _judgments(qrels: Qrels) -> _Judgments:
     only_grade = np.zeros(Nq + 1)
     only_grade[q_doc] = qrels.grade
     key = q_topic * (Nq + 1) + q_doc
-    order = np.argsort(key, kind="stable")
+    order = np.argsort(key)  # (the keys are distinct: the qrels have no duplicates)
     judged = qrels.grade >= 0
     ideal, n_judged = _ideal(q_topic[judged], qrels.grade[judged], T)
     positive = qrels.grade[qrels.grade > 0]
@@ -363,12 +363,13 @@ def _members(tie: np.ndarray) -> np.ndarray:
 
 
 def _ideal(topic_codes: np.ndarray, grades: np.ndarray, T: int):
-    """Each topic's judged grades sorted descending, as a (T, M) array, and their counts."""
+    """Each topic's judged grades sorted descending, as a (T, M) array, and their counts: the
+    negated grades as the rows of a NaN-padded matrix (:func:`_score_order`), each row sorted."""
     n_judged = np.bincount(topic_codes, minlength=T).astype(np.int64)
     M = max(int(n_judged.max()) if n_judged.size else 0, 1)
-    order = np.lexsort((-grades, topic_codes))
-    tc, g = topic_codes[order], grades[order]
-    starts = np.searchsorted(tc, np.arange(T))
-    ideal = np.zeros((T, M))
-    ideal[tc, np.arange(len(tc)) - starts[tc]] = g
+    ideal = np.full((T, M), np.nan)
+    ideal[np.arange(M) < n_judged[:, None]] = -grades[_topic_order(topic_codes)]
+    ideal.sort(axis=1)  # NaN last
+    np.negative(ideal, out=ideal)
+    ideal[np.isnan(ideal)] = 0.0
     return ideal, n_judged
