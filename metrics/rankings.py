@@ -114,12 +114,9 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         entry_of = [to_numpy(chunk.indices).astype(np.int64) for chunk in merged.chunks]  # per dictionary entry
         doc_codes = [entry_of[g][to_numpy(d.indices)] for g, (_, d) in zip(group, columns)]
     topic_codes = [None] + [_topic_codes(t, topic_ids) for t, _ in columns[1:]]
-    only_topic, only_grade, shared, q_key, q_grade = (side.only_topic, side.only_grade, side.shared,
-                                                      side.key, side.key_grade)
 
     S = len(runs)
-    # each run sorted on a thread of its own (numpy's sorts release the GIL), with one byte order
-    # of the documents that tie anywhere in between
+    # each run sorted on a thread of its own (numpy's sorts release the GIL)
     with ThreadPoolExecutor(max_workers=min(S, os.cpu_count() or 1)) as pool:
         # one run (rpdi eval's runs, one at a time): on this thread, whose memory is reused for the next
         each = pool.map if S > 1 else map
@@ -139,38 +136,48 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
             t, d, order, tie = per_run[s]  # t: the topics in ranking order
             per_run[s] = None  # the run's lines in file order, freed as soon as they are sorted
             _break_ties(order, tie, d, strings)
-            rank = _ranks(t, T)
-            at = (s * T + t.astype(np.int64)) * D + rank  # flat index into the (S, T, D) arrays
+            length[s] = np.bincount(t, minlength=T)
+            # the lines, sorted by topic then rank, fill each topic's first ranks: a mask in row-major order
+            filled = np.arange(D) < length[s][:, None]
             if words is not None and runs[s].words is not None:
-                words.ravel()[at] = runs[s].words[topic_codes[s + 1] >= 0][order]
+                words[s][filled] = runs[s].words[topic_codes[s + 1] >= 0][order]
             d = d[order]
             del order
             if code_of is not None:
                 d = code_of[d]
             if tied is not None:
-                tied.ravel()[at] = _group_starts(rank, tie)
-            dq = np.minimum(d, Nq)
-            hit = only_topic[dq] == t
-            g = only_grade[dq]
-            several = shared[dq]
-            del dq
-            if several.any():
-                key = t[several].astype(np.int64) * (Nq + 1) + d[several]
-                pos = np.minimum(np.searchsorted(q_key, key), len(q_key) - 1)
-                hit[several] = q_key[pos] == key
-                g[several] = q_grade[pos]
-            judged.ravel()[at] = hit & (g >= 0)
-            pooled.ravel()[at] = hit
-            g[~(hit & (g > 0))] = 0.0  # in place: a grade only where judged positive
-            grade.ravel()[at] = g
-            doc.ravel()[at] = d
-            length[s] = np.bincount(t, minlength=T)
+                tied[s][filled] = _group_starts(_ranks(t, T), tie)
+            grade[s][filled], judged[s][filled], pooled[s][filled] = _grades(side, t, d, Nq)
+            doc[s][filled] = d
 
         list(each(fill, range(S)))
     present = length > 0 if topics == "intersection" else np.ones((S, T), dtype=bool)
     return Rankings(runs=names, topics=topic_ids, grade=grade, judged=judged, doc=doc, length=length, present=present,
                     ideal=side.ideal, n_judged=side.n_judged, max_grade=side.max_grade, words=words, pooled=pooled,
                     tie=tied)
+
+
+def _grades(side: "_Judgments", t: np.ndarray, d: np.ndarray, Nq: int):
+    """Each line's grade (0 unless judged positive), whether it is judged (grade >= 0) and
+    whether it is in the qrels at all, for lines of topic codes ``t`` and document codes ``d``
+    (a qrels docno's below ``Nq``): only the lines of a qrels docno are looked up."""
+    grade = np.zeros(len(d))
+    pooled = np.zeros(len(d), dtype=bool)
+    at = np.flatnonzero(d < Nq)
+    dq, tq = d[at], t[at]
+    hit = side.only_topic[dq] == tq
+    g = side.only_grade[dq]
+    several = np.flatnonzero(side.shared[dq])
+    if len(several):  # documents judged for several topics: by binary search of (topic, code)
+        key = tq[several].astype(np.int64) * (Nq + 1) + dq[several]
+        pos = np.minimum(np.searchsorted(side.key, key), len(side.key) - 1)
+        hit[several] = side.key[pos] == key
+        g[several] = side.key_grade[pos]
+    pooled[at] = hit
+    judged = pooled.copy()
+    judged[at] &= g >= 0
+    grade[at] = np.where(hit & (g > 0), g, 0.0)
+    return grade, judged, pooled
 
 
 @dataclass(frozen=True)
@@ -329,7 +336,7 @@ def _break_ties(order: np.ndarray, tie: np.ndarray, d: np.ndarray, strings) -> N
     if not tie.any():
         return
     idx = np.flatnonzero(_members(tie))
-    group = np.cumsum(np.concatenate(([True], ~tie)))[idx]
+    group = np.cumsum(np.concatenate(([True], ~tie))[idx])  # a member not tied to the line above starts a group
     sub = order[idx]
     codes = d[sub]
     first = first_word(strings, codes)
