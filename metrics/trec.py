@@ -378,16 +378,17 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
     kept = data if path == "-" else None
     del data, body
     if columns is not None:
+        from rpdi.metrics.docnos import encoded, hashes
+
         # a run read alone keeps a docno per line (:class:`Run`): encoding them would cost more
         # than the rest of reading, and a run's docnos are nearly all distinct
         per_line = layout is RUN and not shared_docnos
         plain = ("docno",) if shared_docnos or per_line else ()
         for name in layout.text:
             if name not in plain and not hasattr(columns[name], "indices"):
-                columns[name] = call_function("dictionary_encode", columns[name])
+                columns[name] = (encoded(columns[name]) if name == "docno"  # nearly all distinct
+                                 else call_function("dictionary_encode", columns[name]))
         if per_line and not hasattr(columns["docno"], "indices"):  # for the duplicates and the join
-            from rpdi.metrics.docnos import hashes
-
             columns["docno_hashes"] = hashes(columns["docno"])
         if _values_ok(columns, layout, duplicates=not shared_docnos):
             if per_line and not hasattr(columns["docno"], "indices"):
