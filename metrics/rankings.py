@@ -103,25 +103,27 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
     group_of: dict[tuple, int] = {}
     group = [group_of.setdefault(_identity(d.dictionary), len(group_of)) for _, d in columns]
     distinct = [columns[group.index(g)][1].dictionary for g in range(len(group_of))]
-    if len(distinct) == 2 and side.docnos is not None:
-        strings = distinct[1]
-        code_of = side.docnos.codes(strings, runs[0].docno_hashes if len(runs) == 1 else None)
-        doc_codes = [None] + [to_numpy(d.indices) for _, d in columns[1:]]
-    else:
-        merged = pa.chunked_array([every_entry(d) for d in distinct], pa.dictionary(pa.int32(), pa.string()))
-        merged = merged.unify_dictionaries()
-        strings, code_of = merged.chunk(0).dictionary, None  # every chunk now has this one dictionary
-        entry_of = [to_numpy(chunk.indices).astype(np.int64) for chunk in merged.chunks]  # per dictionary entry
-        doc_codes = [entry_of[g][to_numpy(d.indices)] for g, (_, d) in zip(group, columns)]
-    topic_codes = [None] + [_topic_codes(t, topic_ids) for t, _ in columns[1:]]
-
     S = len(runs)
-    # each run sorted on a thread of its own (numpy's sorts release the GIL)
-    with ThreadPoolExecutor(max_workers=min(S, os.cpu_count() or 1)) as pool:
+    # the runs sorted each on a thread of its own (numpy's sorts release the GIL), while the docnos
+    # are looked up on another
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        joined = None
+        if len(distinct) == 2 and side.docnos is not None:
+            strings = distinct[1]
+            joined = pool.submit(side.docnos.codes, strings, runs[0].docno_hashes if S == 1 else None)
+            doc_codes = [None] + [to_numpy(d.indices) for _, d in columns[1:]]
+        else:
+            merged = pa.chunked_array([every_entry(d) for d in distinct], pa.dictionary(pa.int32(), pa.string()))
+            merged = merged.unify_dictionaries()
+            strings = merged.chunk(0).dictionary  # every chunk now has this one dictionary
+            entry_of = [to_numpy(chunk.indices).astype(np.int64) for chunk in merged.chunks]  # per dictionary entry
+            doc_codes = [entry_of[g][to_numpy(d.indices)] for g, (_, d) in zip(group, columns)]
+        topic_codes = [None] + [_topic_codes(t, topic_ids) for t, _ in columns[1:]]
         # one run (rpdi eval's runs, one at a time): on this thread, whose memory is reused for the next
         each = pool.map if S > 1 else map
         per_run = list(each(lambda s: _order_run(topic_codes[s + 1], doc_codes[s + 1], runs[s].score,
-                                                      float32_scores, T), range(S)))
+                                                      float32_scores, T, strings), range(S)))
+        code_of = None if joined is None else joined.result()
         D = max([int(np.bincount(t).max()) for t, _, _, _ in per_run if t.size] + [1])
         any_tie = any(p[3].any() for p in per_run)
         grade = np.zeros((S, T, D))
@@ -135,7 +137,6 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         def fill(s: int) -> None:
             t, d, order, tie = per_run[s]  # t: the topics in ranking order
             per_run[s] = None  # the run's lines in file order, freed as soon as they are sorted
-            _break_ties(order, tie, d, strings)
             length[s] = np.bincount(t, minlength=T)
             # the lines, sorted by topic then rank, fill each topic's first ranks: a mask in row-major order
             filled = np.arange(D) < length[s][:, None]
@@ -280,11 +281,11 @@ def _topic_codes(column, topic_ids: np.ndarray) -> np.ndarray:
     return code[to_numpy(column.indices)]
 
 
-def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: bool, T: int):
+def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: bool, T: int, strings):
     """The topic codes of the run's evaluated lines in ranking order, their document codes (in
-    file order), the order that sorts them by topic then score descending (:func:`_topic_order`,
-    :func:`_score_order`; equal scores in any order), and where sorted neighbours tie (same
-    topic, same score)."""
+    file order; entries of ``strings``), the order that sorts them in trec_eval's order (by topic
+    then score descending, :func:`_topic_order`, :func:`_score_order`; equal scores by docno
+    descending, :func:`_break_ties`), and where sorted neighbours tie (same topic, same score)."""
     keep = t >= 0
     if not keep.all():
         t, d, score = t[keep], d[keep], score[keep]
@@ -298,6 +299,7 @@ def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: 
         order = _score_order(_topic_order(t), t, score, T)
     t, score = t[order], score[order]
     tie = (t[1:] == t[:-1]) & (score[1:] == score[:-1])
+    _break_ties(order, tie, d, strings)
     return t, d, order, tie
 
 
