@@ -187,7 +187,7 @@ class _Judgments:
     the qrels' documents (their docno dictionary's codes 0..Nq-1) by topic. A document judged
     for one topic only (the usual case) is looked up by its code (``only_topic``, ``only_grade``;
     index Nq: not in the qrels); one judged for several (``shared``), by binary search over the
-    sorted integer keys topic * (Nq + 1) + code."""
+    sorted integer keys topic * (Nq + 1) + code of those documents' judgments."""
 
     topic_ids: np.ndarray
     only_topic: np.ndarray
@@ -215,18 +215,19 @@ def _judgments(qrels: Qrels) -> _Judgments:
     T, Nq = len(topic_ids), len(qrels.docno.dictionary)
     q_topic, q_doc = _topic_codes(qrels.topic, topic_ids).astype(np.int64), to_numpy(qrels.docno.indices).astype(np.int64)
     shared = np.append(np.bincount(q_doc, minlength=Nq) > 1, False)
-    only_topic = np.full(Nq + 1, -2, dtype=np.int64)
+    only_topic = np.full(Nq + 1, -2, dtype=np.int32)
     only_topic[q_doc] = q_topic
     only_topic[shared] = -2
     only_grade = np.zeros(Nq + 1)
     only_grade[q_doc] = qrels.grade
-    key = q_topic * (Nq + 1) + q_doc
+    several = np.flatnonzero(shared[q_doc])  # the lines of documents judged for several topics
+    key = q_topic[several] * (Nq + 1) + q_doc[several]
     order = np.argsort(key)  # (the keys are distinct: the qrels have no duplicates)
     judged = qrels.grade >= 0
     ideal, n_judged = _ideal(q_topic[judged], qrels.grade[judged], T)
     positive = qrels.grade[qrels.grade > 0]
-    side = _Judgments(topic_ids, only_topic, only_grade, shared, key[order], qrels.grade[order], ideal, n_judged,
-                      float(positive.max()) if positive.size else 0.0, DocnoTable.of(qrels.docno.dictionary))
+    side = _Judgments(topic_ids, only_topic, only_grade, shared, key[order], qrels.grade[several][order], ideal,
+                      n_judged, float(positive.max()) if positive.size else 0.0, DocnoTable.of(qrels.docno.dictionary))
     for array in (topic_ids, only_topic, only_grade, shared, side.key, side.key_grade, ideal, n_judged):
         array.flags.writeable = False
     while len(_JUDGMENTS) >= 2:
