@@ -53,16 +53,17 @@ class DocnoTable:
         """The code of each entry of the pyarrow string array ``strings`` (int32, int64 from 2^31
         codes on): the index of the same docno in the table's, else the table's size + its own
         index. Its hash (``known``: the entries' :func:`hashes`, if computed before) is looked up
-        in the table, then its length and bytes are compared."""
-        Nq = len(self.hashes)
-        size, sizes = _sizes(strings), _sizes(self.strings)
-        codes = np.arange(Nq, Nq + len(strings), dtype=np.int32 if Nq + len(strings) < 2 ** 31 else np.int64)
-        longest = int(sizes.max(initial=0))  # a docno longer than every docno of the table is not in it
-        fits = None if size.max(initial=0) <= longest else np.flatnonzero(size <= longest)
-        if Nq and (fits is None or len(fits)):
-            hit = self._probe(hashes(strings, fits) if known is None else known if fits is None else known[fits])
+        in the table, then its length and bytes are compared; :data:`JOIN_BLOCK` entries at a
+        time, so that what the lookup needs on the way stays small."""
+        Nq, n = len(self.hashes), len(strings)
+        codes = np.arange(Nq, Nq + n, dtype=np.int32 if Nq + n < 2 ** 31 else np.int64)
+        size, longest = _sizes(strings), int(_sizes(self.strings).max(initial=0))
+        for start in range(0, n if Nq else 0, JOIN_BLOCK):
+            rows = np.arange(start, min(start + JOIN_BLOCK, n))
+            rows = rows[size[rows] <= longest]  # a docno longer than every docno of the table is not in it
+            hit = self._probe(hashes(strings, rows) if known is None else known[rows])
             found = np.flatnonzero(hit >= 0)
-            at, hit = (found if fits is None else fits[found]), hit[found]
+            at, hit = rows[found], hit[found]
             same = equal(strings, at, self.strings, hit)
             codes[at[same]] = hit[same]
         return codes
@@ -70,7 +71,7 @@ class DocnoTable:
     def _probe(self, wanted: np.ndarray) -> np.ndarray:
         """The code of each of the ``wanted`` hashes, -1 if absent: from the hash's slot, the
         slots on to the first empty one, all the hashes one slot at a time."""
-        found = np.full(len(wanted), -1, dtype=np.int64)
+        found = np.full(len(wanted), -1, dtype=np.int32)
         active, slot = np.arange(len(wanted)), _slot(wanted, len(self.table))
         while len(active):
             entry = self.table[slot]
@@ -81,6 +82,9 @@ class DocnoTable:
             active, slot = active[on], (slot[on] + 1) & (len(self.table) - 1)
         return found
 
+
+
+JOIN_BLOCK = 1 << 20  # entries looked up at a time
 
 
 def equal(strings, codes: np.ndarray, others, other_codes: np.ndarray) -> np.ndarray:

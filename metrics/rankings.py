@@ -324,11 +324,15 @@ def _score_order(grouped: np.ndarray, t: np.ndarray, score: np.ndarray, T: int) 
     width = int(count.max())
     filled = np.arange(width) < count[:, None]
     grid = np.full((T, width), np.nan)
-    grid[filled] = -score[grouped]  # row-major: each topic's lines in turn
+    negated = score[grouped]
+    grid[filled] = np.negative(negated, out=negated)  # row-major: each topic's lines in turn
+    del negated
     column = np.argsort(grid, axis=1)
     del grid
     column += start[:, None]
-    return grouped[column[filled]]
+    line = column[filled]
+    del column
+    return grouped[line]
 
 
 def _break_ties(order: np.ndarray, tie: np.ndarray, d: np.ndarray, strings) -> None:

@@ -110,3 +110,16 @@ def test_a_run_read_alone_is_hashed_once_and_joins_as_without_its_hashes(seed, t
     assert len(hashed) == 2
     for name in ("grade", "judged", "pooled", "doc", "length", "tie"):
         assert np.array_equal(getattr(got, name), getattr(again, name)), name
+
+
+def test_the_join_a_block_at_a_time_finds_what_it_finds_at_once(monkeypatch):
+    """DocnoTable.codes looks its entries up JOIN_BLOCK at a time: blocks of 7 entries (one
+    longer than every qrels docno among them) give the codes of one block."""
+    qrels_dict, runs = _case(5, False, False)
+    table = docnos.DocnoTable.of(qrels_from_dict(qrels_dict).docno.dictionary)
+    strings = runs[0].docno.dictionary
+    whole = table.codes(strings)
+    monkeypatch.setattr(docnos, "JOIN_BLOCK", 7)
+    assert np.array_equal(table.codes(strings), whole)
+    assert np.array_equal(table.codes(strings, docnos.hashes(strings)), whole)
+    assert (whole < len(table.hashes)).sum() >= 20  # (docnos of the qrels are found)
