@@ -60,8 +60,8 @@ class RunFile:
 
     def _read(self) -> Run:
         table = read_table_file(self.path)
-        if table is None:  # a batch of its own (run_batches) is read while nothing else is: on every core
-            return read_run(self.path, threads=_file_size(self) >= BATCH_BYTES)
+        if table is None:  # (parsed on one core: on several, an MS MARCO-sized run's peak is 100 MB higher)
+            return read_run(self.path, threads=False)
         runs = runs_from_table(table, self.run_name, self.path)
         if len(runs) > 1:
             raise InputError(f"{self.path}: holds {len(runs)} runs (a {RUN_COLUMN} column); give one run a file")
