@@ -492,12 +492,16 @@ def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
         return bool(len(b))
     # a pass over each block of bytes, a block and its next byte at a time (the masks of a whole
     # file would cost several times its size; searching it for each two-byte pattern, three times
-    # the time)
+    # the time): two neighbours at most 32 (blanks, line ends, other control bytes), rare but for
+    # CRLF and blank lines, are looked at again
+    d = delimiter[0]
     for start in range(0, len(b), EMPTY_FIELD_BLOCK):
         block = b[start:start + EMPTY_FIELD_BLOCK + 1]
-        mark = block == delimiter[0]
-        end = (block == 10) | (block == 13)  # LF, or the CR of a CRLF
-        if (mark[:-1] & (mark[1:] | end[1:])).any() or (end[:-1] & mark[1:]).any():
+        low = block <= 32
+        pairs = np.flatnonzero(low[:-1] & low[1:])
+        first, second = block[pairs], block[pairs + 1]
+        end_first = (first == 10) | (first == 13)  # LF, or the CR of a CRLF
+        if (((first == d) & ((second == d) | (second == 10) | (second == 13))) | (end_first & (second == d))).any():
             return True
     return False
 
