@@ -285,7 +285,7 @@ def _topic_codes(column, topic_ids: np.ndarray) -> np.ndarray:
 def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: bool, T: int, strings):
     """The topic codes of the run's evaluated lines in ranking order, their document codes (in
     file order; entries of ``strings``), the order that sorts them in trec_eval's order (by topic
-    then score descending, :func:`_topic_order`, :func:`_score_order`; equal scores by docno
+    then score descending, :func:`_stable_order`, :func:`_score_order`; equal scores by docno
     descending, :func:`_break_ties`), and where sorted neighbours tie (same topic, same score)."""
     keep = t >= 0
     if not keep.all():
@@ -297,25 +297,30 @@ def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: 
     if bool((t[1:] >= t[:-1]).all() and ((score[1:] <= score[:-1]) | ~same_topic).all()):
         order = np.arange(len(t))  # already in ranking order, as most run files are
     else:
-        order = _score_order(_topic_order(t), t, score, T)
+        order = _score_order(_stable_order(t), t, score, T)
     t, score = t[order], score[order]
     tie = (t[1:] == t[:-1]) & (score[1:] == score[:-1])
     _break_ties(order, tie, d, strings)
     return t, d, order, tie
 
 
-def _topic_order(t: np.ndarray) -> np.ndarray:
-    """The lines' numbers grouped by topic code, in file order within a topic: one sort of the
-    code and the number packed in an integer (a stable sort of the codes costs three times more)."""
-    shift = np.uint64(max(len(t) - 1, 1).bit_length())  # t < 2^31 and the lines < 2^32: 63 bits
-    packed = (t.astype(np.uint64) << shift) | np.arange(len(t), dtype=np.uint64)
+def _stable_order(codes: np.ndarray) -> np.ndarray:
+    """The order that sorts the non-negative ``codes`` (below 2^31) stably, each code's positions
+    in their order: one sort of the code and the position packed in an integer (a stable argsort
+    of the codes costs three times more).
+
+    >>> _stable_order(np.array([2, 0, 2, 1, 0])).tolist()
+    [1, 4, 3, 0, 2]
+    """
+    shift = np.uint64(max(len(codes) - 1, 1).bit_length())  # codes < 2^31 and positions < 2^32: 63 bits
+    packed = (codes.astype(np.uint64) << shift) | np.arange(len(codes), dtype=np.uint64)
     packed.sort()
     packed &= (np.uint64(1) << shift) - np.uint64(1)
     return packed.view(np.int64)
 
 
 def _score_order(grouped: np.ndarray, t: np.ndarray, score: np.ndarray, T: int) -> np.ndarray:
-    """``grouped`` (the lines by topic, :func:`_topic_order`) with each topic's lines sorted by
+    """``grouped`` (the lines by topic, :func:`_stable_order`) with each topic's lines sorted by
     score descending: the (topics x most lines of a topic) matrix of negated scores, padded with
     NaN (which sorts last), sorted along its rows. A row fits in the cache, where one sort of
     every line would not: three times faster."""
@@ -348,7 +353,7 @@ def _break_ties(order: np.ndarray, tie: np.ndarray, d: np.ndarray, strings) -> N
     codes = d[sub]
     first = first_word(strings, codes)
     by = np.argsort(~first)  # first bytes descending
-    by = by[np.argsort(group[by], kind="stable")]
+    by = by[_stable_order(group[by])]
     g, f = group[by], first[by]
     shared = (g[1:] == g[:-1]) & (f[1:] == f[:-1])
     if shared.any():  # those groups again, by all their bytes
@@ -382,7 +387,7 @@ def _ideal(topic_codes: np.ndarray, grades: np.ndarray, T: int):
     n_judged = np.bincount(topic_codes, minlength=T).astype(np.int64)
     M = max(int(n_judged.max()) if n_judged.size else 0, 1)
     ideal = np.full((T, M), np.nan)
-    ideal[np.arange(M) < n_judged[:, None]] = -grades[_topic_order(topic_codes)]
+    ideal[np.arange(M) < n_judged[:, None]] = -grades[_stable_order(topic_codes)]
     ideal.sort(axis=1)  # NaN last
     np.negative(ideal, out=ideal)
     ideal[np.isnan(ideal)] = 0.0
