@@ -467,7 +467,9 @@ def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool)
         pa.BufferReader(data),
         read_options=pcsv.ReadOptions(column_names=names, use_threads=threads),
         parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False),
-        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False, include_columns=kept),
+        # (the file's bytes were checked as UTF-8 already: _read_table)
+        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False, include_columns=kept,
+                                            check_utf8=False),
     )
     if any(table.column(name).null_count for name in kept):
         raise ValueError("an empty field")
