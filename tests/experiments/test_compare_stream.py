@@ -195,3 +195,28 @@ def test_diversity_qrels_are_prepared_once_for_every_batch(tmp_path, monkeypatch
     batch_bytes(monkeypatch, 1)
     records = compare(qrels, runs, ["alpha-nDCG@10", "ERR-IA@20"], resamples=20)
     assert len(records) == 12 and len(made) == 1, made
+
+
+@pytest.mark.parametrize("command, grade, builds", [("compare", "1", 1), ("evaluate", "1", 1), ("evaluate", "1.5", 2)])
+def test_the_intents_table_is_built_once_for_every_batch(tmp_path, monkeypatch, write, write_trec, command, grade,
+                                                         builds):
+    """Runs scored a batch at a time on diversity qrels with a file's intent probabilities: the
+    subtopics' table (:meth:`metrics.diversity.Intents.build`) is built once a command, not once
+    a batch; with grades that have fractions, once more for trec_eval's integer grades (eval)."""
+    from rpdi.metrics import evaluate
+    from rpdi.metrics.diversity import Intents
+
+    _, runs = write_trec(tmp_path, {}, {f"r{i}": {t: {f"d{(i + j + k) % 6}": 6.0 - j for j in range(3 + i)}
+                                                  for k, t in enumerate(["1", "2", "3"])} for i in range(4)})
+    qrels = write(tmp_path / "diversity.qrels", "".join(f"{t} {s} d{d} {grade if (d + s) % 3 == 0 else 0}\n"
+                                                        for t in "123" for s in (1, 2) for d in range(6)))
+    intents = write(tmp_path / "intents", "".join(f"{t} {s} {p}\n" for t in "123" for s, p in ((1, 0.3), (2, 0.7))))
+    built, build = [], Intents.build.__func__
+    monkeypatch.setattr(Intents, "build", classmethod(lambda cls, *args: built.append(1) or build(cls, *args)))
+    batch_bytes(monkeypatch, 1)
+    measures = ["alpha-nDCG@10", "ERR-IA@20", "AP-IA"]
+    if command == "compare":
+        assert len(compare(qrels, runs, measures, resamples=20, intents=intents)) == 18
+    else:
+        assert len(evaluate(qrels, runs, measures, intents=intents)) == 12
+    assert len(built) == builds, built
