@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("pandas", "scipy", "matplotlib", "pydantic")
 
 
@@ -122,3 +124,31 @@ def test_eval_holds_a_batch_of_runs_at_a_time(tmp_path, monkeypatch, most_alive,
     monkeypatch.setattr(module, "BATCH_BYTES", max(os.path.getsize(r) for r in runs) + 1)
     evaluate_all(qrels, runs)
     assert len(most_alive) == 6 and 2 <= max(most_alive) <= 4, most_alive
+
+
+@pytest.mark.parametrize("how", ["records", "trec", "diversity"])
+def test_the_qrels_judgments_are_found_once_for_every_batch(tmp_path, monkeypatch, how):
+    """Five runs, one a batch, on qrels whose grades have fractions (1.5): the judgments of the
+    qrels as given and of the same with integer grades (:func:`metrics.rankings._judgments`) are
+    found once each, not again for a batch; for records, trec_eval's lines, and diversity qrels
+    (their topic-level grades)."""
+    from rpdi.metrics import evaluate, rankings
+    from rpdi.metrics.trec_report import trec_report
+
+    qrels, runs = _collection(tmp_path)
+    if how == "diversity":  # each judgment for subtopic 1, and for subtopic 2 one grade lower
+        lines = [line.split() for line in open(qrels).read().splitlines()]
+        qrels = str(tmp_path / "diversity.qrels")
+        with open(qrels, "w") as fh:
+            fh.writelines(f"{t} {s} {d} {float(g) - s + 1}\n" for t, _, d, g in lines for s in (1, 2))
+    passed, found = [], []
+    judgments, ideal = rankings._judgments, rankings._ideal
+    monkeypatch.setattr(rankings, "_judgments", lambda q: passed.append(q) or judgments(q))
+    monkeypatch.setattr(rankings, "_ideal", lambda *args: found.append(1) or ideal(*args))
+    monkeypatch.setattr("rpdi.metrics.run_files.BATCH_BYTES", 1)
+    if how == "trec":
+        assert trec_report(qrels, runs, ["map", "ndcg"]).count("runid") == 5
+    else:
+        measures = ["AP", "nDCG"] + (["alpha-nDCG@10"] if how == "diversity" else [])
+        assert len(evaluate(qrels, runs, measures)) == 5 * len(measures)
+    assert len(passed) == 10 and len(found) == len({id(q) for q in passed}) == 2, (len(passed), found)
