@@ -8,8 +8,9 @@ the runs it is ranked with (the topics are the qrels'), and the tie orders are d
 streams keyed by run and topic; but a sum over a whole ranking (nDCG, RBP without a cutoff) is
 rounded by the width its rankings are padded to, the longest ranking ranked with it. So every
 batch is padded to the longest ranking of all runs (:func:`deepened`), as when all runs are
-ranked at once, and the values are theirs, bit for bit: the runs of a batch whose longest
-ranking is shorter are read and scored a second time at the longest.
+ranked at once, and the values are theirs, bit for bit: each batch is padded to the longest
+ranking read so far, and the batches before the one with the longest of all, padded shorter,
+are read and scored a second time at the longest.
 
 >>> from rpdi.metrics.names import parse_measure
 >>> qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}}
@@ -57,14 +58,16 @@ def run_scores(qrels, runs, measures: list[Measure], topics: str = "qrels", dive
     qrels, intents = loaded(qrels, diversity, "trec_eval", intents)
     runs = [r.read() if isinstance(r, RunFile) and r.path == "-" else r for r in run_items(runs)]  # read once
     score = partial(batch_scores, qrels, measures, topics, diversity, intents, ties)
-    # map lets go of a batch's runs once scored, before run_batches reads the next batch
-    parts = list(map(score, run_batches(runs)))  # (scores, depth of the rankings) of each batch
-    deepest = max(depth for _, depth in parts)
-    starts = np.cumsum([0] + [len(scores.runs) for scores, _ in parts])
-    # the shallower batches' runs again, padded to the deepest, as all runs ranked at once: run_batches
-    # groups them as before (a batch ends where its bytes reach BATCH_BYTES, or at a run alone)
-    again = [run for i, (_, depth) in enumerate(parts) if depth < deepest for run in runs[starts[i]:starts[i + 1]]]
-    redone = map(partial(score, depth=deepest), run_batches(again))
+    parts, deepest = [], 0  # each batch's scores, padded to the longest ranking so far, and that depth
+    for batch in run_batches(runs):
+        part, deepest = score(batch, deepest)
+        parts.append((part, deepest))
+        del batch  # freed before run_batches reads the next batch
+    # the batches padded shorter (those before the deepest) again, padded to the deepest, as all runs
+    # ranked at once: the first runs, which run_batches groups as before (a batch ends where its bytes
+    # reach BATCH_BYTES, or at a run alone)
+    again = sum(len(part.runs) for part, depth in parts if depth < deepest)
+    redone = map(partial(score, depth=deepest), run_batches(runs[:again]))
     scores = [_same_runs(next(redone)[0], part) if depth < deepest else part for part, depth in parts]
     return RunScores(*(_stacked(list(part)) for part in zip(*scores)))
 
@@ -79,7 +82,7 @@ def _same_runs(again: RunScores, before: RunScores) -> RunScores:
 def batch_scores(qrels, measures: list[Measure], topics: str, diversity: bool, intents, ties: str,
                  runs, depth: int = 0) -> tuple:
     """:func:`run_scores` of one batch of :class:`~metrics.trec.Run` objects, ranked together
-    and padded to ``depth`` at least, and the depth of its rankings."""
+    and padded to ``depth`` at least, and the depth they are padded to."""
     rankings = rankings_of(qrels, runs, topics, diversity, intents)
     rankings = deepened(rankings, max(depth, rankings.depth))
     scores = compute(rankings, measures)

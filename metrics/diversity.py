@@ -82,6 +82,21 @@ class DiversityQrels:
         docno = pa.DictionaryArray.from_arrays(pa.array(d[keep].astype(np.int32)), self.docno.dictionary)
         return Qrels(topic, docno, self.grade[keep], source=self.source)
 
+    def intents_table(self, topics: np.ndarray, intents: IntentProbabilities | None) -> Intents:
+        """:meth:`Intents.build` of these qrels for ``topics`` with ``intents``' P(i|q), built
+        once for the batches of runs ranked one after another: the last table is kept, and given
+        again for the same ``intents`` object and topics."""
+        kept = self._kept.get("intents")
+        if kept is None or kept[0] is not intents or not np.array_equal(kept[1].topics, topics):
+            kept = self._kept["intents"] = (intents, Intents.build(self, topics, intents))
+        return kept[1]
+
+    @cached_property
+    def _kept(self) -> dict:
+        """What :meth:`intents_table` keeps (an attribute of this object, not a field: not copied
+        by dataclasses.replace)."""
+        return {}
+
 
 def read_diversity_qrels(path: str | os.PathLike) -> DiversityQrels:
     """Read diversity qrels, ``topic subtopic docno judgment`` lines (plain, .gz, or ``-``), as
@@ -305,7 +320,9 @@ class DiversityRankings(Rankings):
 def diversity_rankings(qrels: DiversityQrels, runs, topics: str = "qrels", float32_scores: bool = False,
                        intents: IntentProbabilities | None = None) -> DiversityRankings:
     """The runs joined with the diversity qrels: :func:`~metrics.rankings.build_rankings` on the
-    topic-level qrels (:meth:`DiversityQrels.topic_qrels`), and their :class:`Intents`."""
+    topic-level qrels (:meth:`DiversityQrels.topic_qrels`), and their :class:`Intents`
+    (:meth:`DiversityQrels.intents_table`: built once for the batches of runs ranked one after
+    another with the same qrels and intents)."""
     rankings = build_rankings(qrels.topic_qrels(), runs, topics, float32_scores)
-    table = Intents.build(qrels, rankings.topics, intents)
+    table = qrels.intents_table(rankings.topics, intents)
     return DiversityRankings(**{f.name: getattr(rankings, f.name) for f in fields(rankings)}, intents=table)

@@ -121,11 +121,19 @@ def prepare(qrels, runs, topics: str = "qrels", compat: str = "trec_eval", max_d
     grades (their integer part; a grade written with an exponent as strtol reads it), else None.
     With ``diversity`` the qrels are diversity qrels and the rankings carry their subtopics and
     the ``intents``' probabilities (:func:`~metrics.diversity.diversity_rankings`)."""
-    _check_prepare(compat, diversity, intents)
-    qrels = load_diversity_qrels(qrels) if diversity else load_qrels(qrels)
-    runs, intents = load_runs(runs), load_intents(intents)
+    return preparer(qrels, topics, compat, max_docs, judged_only, diversity, intents)(runs)
 
-    def build(q) -> Rankings:
+
+def preparer(qrels, topics: str = "qrels", compat: str = "trec_eval", max_docs: int | None = None,
+             judged_only: bool = False, diversity: bool = False, intents=None):
+    """:func:`prepare` for one batch of runs after another (:func:`run_batches`): a function of
+    the runs, the qrels read and given integer grades once (:func:`loaded`,
+    :func:`integer_grades`), so that every batch ranks against the same qrels objects, whose
+    judgments are then found once (:func:`metrics.rankings.build_rankings` keeps them by identity)."""
+    qrels, intents = loaded(qrels, diversity, compat, intents)
+    integer = integer_grades(qrels)
+
+    def build(q, runs) -> Rankings:
         if diversity:
             rankings = diversity_rankings(q, runs, topics, float32_scores=compat == "pytrec_eval", intents=intents)
         else:
@@ -134,12 +142,26 @@ def prepare(qrels, runs, topics: str = "qrels", compat: str = "trec_eval", max_d
             rankings = judged_only_rankings(rankings)
         return rankings if max_docs is None else truncate(rankings, max_docs)
 
-    whole = np.trunc(qrels.grade) if diversity or qrels.whole is None else qrels.whole
+    def prepared(runs) -> tuple[Rankings, Rankings | None]:
+        runs = load_runs(runs)
+        return build(qrels, runs), None if integer is None else build(integer, runs)
+
+    return prepared
+
+
+def integer_grades(qrels: Qrels | DiversityQrels) -> Qrels | DiversityQrels | None:
+    """The qrels with trec_eval's integer grades (their integer part; a grade written with an
+    exponent as strtol reads it), or None if those are the grades.
+
+    >>> integer_grades(load_qrels({"q": {"a": 1.5, "b": 1}})).grade.tolist(), integer_grades(load_qrels({"q": {"a": 2}}))
+    ([1.0, 1.0], None)
+    """
+    whole = np.trunc(qrels.grade) if isinstance(qrels, DiversityQrels) or qrels.whole is None else qrels.whole
     if np.array_equal(whole, qrels.grade):
-        return build(qrels), None
-    if diversity:
-        return build(qrels), build(DiversityQrels(qrels.topic, qrels.subtopic, qrels.docno, whole, qrels.source))
-    return build(qrels), build(Qrels(qrels.topic, qrels.docno, whole, qrels.source))
+        return None
+    if isinstance(qrels, DiversityQrels):
+        return DiversityQrels(qrels.topic, qrels.subtopic, qrels.docno, whole, qrels.source)
+    return Qrels(qrels.topic, qrels.docno, whole, qrels.source)
 
 
 def _check_prepare(compat: str, diversity: bool, intents) -> None:
@@ -150,8 +172,8 @@ def _check_prepare(compat: str, diversity: bool, intents) -> None:
 
 
 def loaded(qrels, diversity: bool, compat: str, intents):
-    """The qrels and intents read once for :func:`prepare` to evaluate one batch of runs after
-    another (:func:`run_batches`)."""
+    """The qrels and intents read once, to rank one batch of runs after another
+    (:func:`run_batches`; :func:`preparer`)."""
     _check_prepare(compat, diversity, intents)
     return load_diversity_qrels(qrels) if diversity else load_qrels(qrels), load_intents(intents)
 
@@ -229,10 +251,10 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
         records = session_records(rankings, parsed, found, per_topic, undefined)
         return records_frame(records) if as_frame else records
     diversity = any(m.spec.intents for m in parsed)
-    qrels, intents = loaded(qrels, diversity, compat, intents)
+    prepared = preparer(qrels, topics, compat, max_docs, judged_only, diversity, intents)
     records = []
     for batch in run_batches(runs, parsed):
-        rankings, integer_rankings = prepare(qrels, batch, topics, compat, max_docs, judged_only, diversity, intents)
+        rankings, integer_rankings = prepared(batch)
         records += _records(rankings, integer_rankings, parsed, per_topic, undefined, average, compat, ties)
         del batch, rankings, integer_rankings  # freed before the next batch is read
     return records_frame(records) if as_frame else records

@@ -32,7 +32,7 @@ import numpy as np
 
 from rpdi.metrics.diversity import DiversityQrels
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.trec import Qrels, Run, call_function, encode, qrels_from_dict, read_qrels, read_runs
+from rpdi.metrics.trec import Qrels, Run, call_function, encode, qrels_from_dict, read_qrels, read_run
 from rpdi.metrics.trec import run_from_dict, run_name, to_numpy
 
 QUERY = ("query_id", "q_id", "qid")  # ir_measures', ranx's and PyTerrier's names of the query column
@@ -80,35 +80,22 @@ def _check_not_nested(data: Mapping, source: str) -> None:
 
 
 def runs_from(data, source: str | None = None) -> list[Run]:
-    """Runs from :class:`Run` objects, DataFrames or pyarrow Tables (several runs in one told apart
-    by a ``run`` column; one without it is named ``run``), an iterable of ir_measures
-    ``ScoredDoc`` namedtuples (one run), ``{name: {query: {doc: score}}}`` or one run's
-    ``{query: {doc: score}}``, ``{name: DataFrame}``, files' paths (TSV/CSV with a header row,
-    parquet, else TREC run files, read together), or a list of any of these."""
+    """The runs of one thing that holds them: a :class:`Run`, a DataFrame or pyarrow Table
+    (several runs told apart by a ``run`` column; one without it is named ``run``), an iterable
+    of ir_measures ``ScoredDoc`` namedtuples (one run), ``{name: {query: {doc: score}}}`` or one
+    run's ``{query: {doc: score}}``, ``{name: DataFrame}``, or a file's path (TSV/CSV with a
+    header row, parquet, else a TREC run file). Several of these, in a list:
+    :func:`metrics.run_files.load_runs`, which reads each with this function (TREC run files
+    together)."""
     if isinstance(data, Run):
         return [data]
     if isinstance(data, Mapping):
         return _runs_from_mapping(data)
-    if isinstance(data, (str, os.PathLike)) or is_table(data):
-        data = [data]
-    items = list(data)
-    if items and hasattr(items[0], "_fields"):  # ScoredDoc namedtuples: one run
-        items = [items]
-    trec = [i for i, item in enumerate(items) if isinstance(item, (str, os.PathLike))
-            and read_table_file(os.fspath(item), header_only=True) is None]
-    read = dict(zip(trec, read_runs([items[i] for i in trec]))) if trec else {}
-    runs: list[Run] = []
-    for i, item in enumerate(items):
-        if i in read:
-            runs.append(read[i])
-        elif isinstance(item, Run):
-            runs.append(item)
-        elif isinstance(item, (str, os.PathLike)):
-            path = os.fspath(item)
-            runs += runs_from_table(read_table_file(path), run_name(path), path)
-        else:
-            runs += runs_from_table(item, "run" if len(items) == 1 else f"run{i + 1}", source)
-    return runs
+    if isinstance(data, (str, os.PathLike)):
+        path = os.fspath(data)
+        table = read_table_file(path)
+        return [read_run(path)] if table is None else runs_from_table(table, run_name(path), path)
+    return runs_from_table(data, "run", source)
 
 
 def _runs_from_mapping(data: Mapping) -> list[Run]:

@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.evaluate import _aggregate, compute, loaded, prepare
+from rpdi.metrics.evaluate import _aggregate, compute, preparer
 from rpdi.metrics.run_files import run_batches, run_items
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
@@ -49,12 +49,12 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
             found = [TrecLine(measure.text, TrecFamily("", "single"), measure)]
         lines += found
     diversity = any(line.measure is not None and line.measure.spec.intents for line in lines)
-    qrels, intents = loaded(qrels, diversity, compat, intents)
+    prepared = preparer(qrels, topics, compat, max_docs, judged_only, diversity, intents)
     runs = run_items(runs)
     headed = len(runs) > 1  # each run's block starts with its runid line
     out = []
     for batch in run_batches(runs, [line.measure for line in lines if line.measure is not None]):
-        rankings, integer_rankings = prepare(qrels, batch, topics, compat, max_docs, judged_only, diversity, intents)
+        rankings, integer_rankings = prepared(batch)
         out += _block(rankings, integer_rankings, batch, lines, headed, per_topic, topics, compat, ties)
         del batch, rankings, integer_rankings  # freed before the next batch is read
     return "\n".join(out) + "\n"

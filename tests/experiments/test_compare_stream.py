@@ -40,7 +40,7 @@ def reads(monkeypatch):
 
 def test_compare_holds_one_batch_of_runs_at_a_time(collection, monkeypatch, most_alive, run_cli):
     """Each run file a batch of its own: the API and the command have at most one run read alive
-    at once, where reading every run first has all six (the runs not in the deepest batch are
+    at once, where reading every run first has all six (the runs before the deepest batch are
     read twice: :func:`experiments.run_scores.run_scores`)."""
     qrels, runs = collection
     batch_bytes(monkeypatch, 1)
@@ -68,8 +68,9 @@ def test_a_run_from_standard_input_leaves_the_files_a_batch_at_a_time(collection
 
 
 def test_only_the_shallower_batches_are_read_again(tmp_path, monkeypatch, reads, write_trec):
-    """One run ranks deeper than the others: it is read once, the others twice (padded to its
-    depth), and the records are those of all runs ranked at once."""
+    """One run ranks deeper than the others: it and the run after it (padded to its depth, the
+    deepest so far) are read once, the run before it twice (padded to its depth the second time),
+    and the records are those of all runs ranked at once."""
     qrels, runs = write_trec(tmp_path, {"1": {"a": 1, "b": 0}, "2": {"c": 1, "a": 2}},
                              {"x": {"1": {"a": 2.0, "b": 1.0}, "2": {"c": 1.0}},
                               "deep": {"1": {"b": 5.0, "z": 4.0, "y": 3.0, "a": 2.0}, "2": {"a": 1.0, "c": 0.5}},
@@ -78,7 +79,40 @@ def test_only_the_shallower_batches_are_read_again(tmp_path, monkeypatch, reads,
     reads.clear()
     batch_bytes(monkeypatch, 1)
     assert json.dumps(compare(qrels, runs, ["nDCG", "AP"], resamples=20)) == json.dumps(together)
-    assert reads == {"x": 2, "deep": 1, "y": 2}, reads
+    assert reads == {"x": 2, "deep": 1, "y": 1}, reads
+
+
+@pytest.mark.parametrize("order", [("deep", "short", "mid"), ("short", "mid", "deep"), ("short", "deep", "mid")])
+def test_batches_in_any_order_have_the_values_of_all_runs_ranked_at_once(tmp_path, monkeypatch, reads, write_trec,
+                                                                         order):
+    """Runs of 13, 21 and 200 documents a topic, one a batch, the deepest first, last or in the
+    middle: every value is that of the three ranked together, to the bit (the sums over whole
+    rankings of nDCG, RBP and ERR, 8 lanes then the rest, differ for the two shorter runs ranked
+    alone in some topics), and only the runs before the deepest are read twice."""
+    from rpdi.experiments.run_scores import run_scores
+    from rpdi.metrics.names import parse_measure
+
+    rng = np.random.default_rng(26)
+    docs = [f"d{i}" for i in range(300)]
+    qrels = {t: {d: int(g) for d, g in zip(rng.choice(docs, 80, replace=False), rng.integers(0, 4, 80))}
+             for t in map(str, range(40))}
+    depth = {"short": 13, "mid": 21, "deep": 200}
+    runs = {name: {t: dict(zip(rng.choice(docs, depth[name], replace=False), rng.normal(size=depth[name]).tolist()))
+                   for t in qrels} for name in order}
+    qrels, paths = write_trec(tmp_path, qrels, runs)
+    measures = [parse_measure(m) for m in ("nDCG", "RBP(p=0.95)", "AP", "ERR")]
+    together = run_scores(qrels, paths, measures)
+    reads.clear()
+    batch_bytes(monkeypatch, 1)
+    apart = run_scores(qrels, paths, measures)
+    assert apart.runs == together.runs == order
+    for mine, theirs in zip(apart.scores, together.scores):
+        assert mine.value.tobytes() == theirs.value.tobytes()
+    first = order.index("deep")
+    assert reads == {name: 2 if i < first else 1 for i, name in enumerate(order)}, reads
+    for s, path in enumerate(paths):  # each run ranked alone, unpadded: the shorter ones' sums differ
+        alone = run_scores(qrels, [path], measures).scores[0].value[0]
+        assert (alone.tobytes() == together.scores[0].value[s].tobytes()) == (order[s] == "deep"), order[s]
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -161,3 +195,28 @@ def test_diversity_qrels_are_prepared_once_for_every_batch(tmp_path, monkeypatch
     batch_bytes(monkeypatch, 1)
     records = compare(qrels, runs, ["alpha-nDCG@10", "ERR-IA@20"], resamples=20)
     assert len(records) == 12 and len(made) == 1, made
+
+
+@pytest.mark.parametrize("command, grade, builds", [("compare", "1", 1), ("evaluate", "1", 1), ("evaluate", "1.5", 2)])
+def test_the_intents_table_is_built_once_for_every_batch(tmp_path, monkeypatch, write, write_trec, command, grade,
+                                                         builds):
+    """Runs scored a batch at a time on diversity qrels with a file's intent probabilities: the
+    subtopics' table (:meth:`metrics.diversity.Intents.build`) is built once a command, not once
+    a batch; with grades that have fractions, once more for trec_eval's integer grades (eval)."""
+    from rpdi.metrics import evaluate
+    from rpdi.metrics.diversity import Intents
+
+    _, runs = write_trec(tmp_path, {}, {f"r{i}": {t: {f"d{(i + j + k) % 6}": 6.0 - j for j in range(3 + i)}
+                                                  for k, t in enumerate(["1", "2", "3"])} for i in range(4)})
+    qrels = write(tmp_path / "diversity.qrels", "".join(f"{t} {s} d{d} {grade if (d + s) % 3 == 0 else 0}\n"
+                                                        for t in "123" for s in (1, 2) for d in range(6)))
+    intents = write(tmp_path / "intents", "".join(f"{t} {s} {p}\n" for t in "123" for s, p in ((1, 0.3), (2, 0.7))))
+    built, build = [], Intents.build.__func__
+    monkeypatch.setattr(Intents, "build", classmethod(lambda cls, *args: built.append(1) or build(cls, *args)))
+    batch_bytes(monkeypatch, 1)
+    measures = ["alpha-nDCG@10", "ERR-IA@20", "AP-IA"]
+    if command == "compare":
+        assert len(compare(qrels, runs, measures, resamples=20, intents=intents)) == 18
+    else:
+        assert len(evaluate(qrels, runs, measures, intents=intents)) == 12
+    assert len(built) == builds, built

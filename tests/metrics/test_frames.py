@@ -13,6 +13,7 @@ import pytest
 
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.frames import qrels_from, runs_from
+from rpdi.metrics.run_files import load_runs
 from rpdi.metrics.trec import read_qrels, read_run
 
 QRELS = {"1": {"d1": 1, "d2": 0, "d3": 2}, "2": {"d1": 1, "d5": 0}}
@@ -79,7 +80,7 @@ def test_runs_from_one_frame_with_a_run_column_and_from_named_frames(files):
     assert [(r.name, rows(r)) for r in runs_from(pa.Table.from_pandas(frame))] == expected
     named = {name: long(run, "score") for name, run in RUNS.items()}
     assert [(r.name, rows(r)) for r in runs_from(named)] == expected
-    unnamed = runs_from([long(run, "score") for run in RUNS.values()])
+    unnamed = load_runs([long(run, "score") for run in RUNS.values()])  # several: run_files reads them
     assert [r.name for r in unnamed] == ["run1", "run2"]
     runs = runs_from(frame)  # split from one table: the runs share its docno dictionary
     assert runs[0].docno.dictionary.equals(runs[1].docno.dictionary)
@@ -94,7 +95,7 @@ def test_tsv_csv_and_parquet_files(files, tmp_path):
         assert rows(qrels_from(tmp_path / path)) == rows(read_qrels(files[0])), path
     long(RUNS["dense"], "score").to_csv(tmp_path / "dense.csv", index=False)
     pq.write_table(pa.Table.from_pandas(long(RUNS["bm25"], "score")), tmp_path / "bm25.parquet")
-    got = runs_from([tmp_path / "bm25.parquet", files[1]["dense"], tmp_path / "dense.csv", files[1]["bm25"]])
+    got = load_runs([tmp_path / "bm25.parquet", files[1]["dense"], tmp_path / "dense.csv", files[1]["bm25"]])
     assert [r.name for r in got] == ["bm25", "dense", "dense", "bm25"]
     assert [rows(r) for r in got] == [rows(read_run(files[1][n])) for n in ("bm25", "dense", "dense", "bm25")]
     # a .tsv without a header row is a TREC file
@@ -151,7 +152,7 @@ def test_bad_files_name_the_file(tmp_path):
     with pytest.raises(InputError, match="bad.parquet: cannot be read as parquet"):
         qrels_from(tmp_path / "bad.parquet")
     with pytest.raises(InputError, match="missing.parquet: no such file"):
-        runs_from([tmp_path / "missing.parquet"])
+        runs_from(tmp_path / "missing.parquet")
     (tmp_path / "q.tsv").write_text("query_id\tdoc_id\tgrade\n1\ta\t1\n")
     with pytest.raises(InputError, match=r"q.tsv: no relevance column"):
         qrels_from(tmp_path / "q.tsv")
