@@ -91,7 +91,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
 
     # topic and docno columns as dictionary arrays: the joins below work on integer codes
     columns = [(qrels.topic, qrels.docno)] + [(r.topic, r.docno) for r in runs]
-    side = judgments(qrels)
+    side = _judgments(qrels)
     topic_ids, Nq = side.topic_ids, len(qrels.docno.dictionary)
     T = len(topic_ids)
     # the qrels' docnos have their codes, 0..Nq-1, the runs' other docnos codes from Nq on, one per
@@ -204,12 +204,10 @@ class _Judgments:
 _JUDGMENTS: dict[int, tuple[Qrels, _Judgments]] = {}  # by identity: the last qrels and its integer grades'
 
 
-def judgments(qrels: Qrels) -> _Judgments:
-    """The qrels' side of :func:`build_rankings`'s joins (:class:`_Judgments`), computed once for
-    the runs evaluated one after another (the last two qrels are kept: evaluate prepares rankings
-    with a qrels and its integer grades), or before, while the first run is read
-    (:func:`experiments.commands.inputs.collection`). Its arrays are read-only: they are shared
-    by every :class:`Rankings` of the qrels."""
+def _judgments(qrels: Qrels) -> _Judgments:
+    """The qrels' :class:`_Judgments`, computed once for the runs evaluated one after another
+    (the last two qrels are kept: evaluate prepares rankings with a qrels and its integer grades).
+    Its arrays are read-only: they are shared by every :class:`Rankings` of the qrels."""
     kept = _JUDGMENTS.get(id(qrels))
     if kept is not None and kept[0] is qrels:
         return kept[1]

@@ -19,9 +19,8 @@ def collection(args, topics: str, diversity: bool = False, qrels=None, lazy: boo
     :class:`~metrics.run_files.RunFile` objects, each read (and checked) only when its batch is
     evaluated (:func:`~metrics.run_files.run_batches`)."""
     from rpdi.metrics.evaluate import load_diversity_qrels, load_qrels
-    from rpdi.metrics.rankings import judgments
     from rpdi.metrics.run_files import RunFile, load_runs
-    from rpdi.metrics.trec import Qrels, read_lengths, with_lengths
+    from rpdi.metrics.trec import read_lengths, with_lengths
 
     checked = set()  # a run read twice (rpdi compare, to rank it deeper) is checked once
 
@@ -32,12 +31,10 @@ def collection(args, topics: str, diversity: bool = False, qrels=None, lazy: boo
         return run if lengths is None else with_lengths(run, lengths)
 
     runs = [RunFile(path, name, then) for name, path in named_runs(args.runs)]
-    if lazy and runs:  # the first run, if large, read while the qrels are read and their side of the join made
+    if lazy and runs:  # the first run, if large, read while the qrels are
         runs[0] = runs[0].read_ahead()
     if qrels is None:
         qrels = load_diversity_qrels(args.qrels) if diversity else load_qrels(args.qrels)
-        if runs and runs[0].ahead is not None and isinstance(qrels, Qrels):
-            judgments(qrels)  # (kept for the batches)
     lengths = read_lengths(args.doc_lengths) if args.doc_lengths else None
     return qrels, runs if lazy else load_runs(runs)
 

@@ -128,12 +128,11 @@ def test_eval_holds_a_batch_of_runs_at_a_time(tmp_path, monkeypatch, most_alive,
 
 def test_a_large_first_run_is_read_while_the_qrels_are(tmp_path, monkeypatch, most_alive, run_cli):
     """The first run, a batch of its own, is being read when the qrels' reading starts (each
-    waits for the other to have begun), the qrels' side of the join is made before the run is
-    taken, the run is read once and not kept alive past its batch, and the lines are those of
-    runs read one after the other."""
+    waits for the other to have begun), is read once, is not kept alive past its batch, and the
+    lines are those of runs read one after the other."""
     import threading
 
-    from rpdi.metrics import rankings, run_files
+    from rpdi.metrics import run_files
 
     evaluate_module = sys.modules["rpdi.metrics.evaluate"]
     qrels, runs = _collection(tmp_path, depths=(30, 10, 30))
@@ -151,21 +150,17 @@ def test_a_large_first_run_is_read_while_the_qrels_are(tmp_path, monkeypatch, mo
         assert started.wait(10), "the first run's reading had not begun"
         return load_qrels(path)
 
-    events, judgments, take = [], rankings.judgments, run_files.ReadAhead.take
     monkeypatch.setattr(run_files, "read_run", reading_run)
     monkeypatch.setattr(evaluate_module, "load_qrels", reading_qrels)
-    monkeypatch.setattr(rankings, "judgments", lambda q: events.append("side") or judgments(q))
-    monkeypatch.setattr(run_files.ReadAhead, "take", lambda self: events.append("taken") or take(self))
     most_alive.clear()
     assert run_cli(["eval", qrels, *runs, "-m", "AP", "-m", "nDCG", "--format", "trec", "-q"]) == expected
     assert reads == runs and most_alive == [1, 1, 1], (reads, most_alive)
-    assert events[:2] == ["side", "taken"], events
 
 
 @pytest.mark.parametrize("how", ["records", "trec", "diversity"])
 def test_the_qrels_judgments_are_found_once_for_every_batch(tmp_path, monkeypatch, how):
     """Five runs, one a batch, on qrels whose grades have fractions (1.5): the judgments of the
-    qrels as given and of the same with integer grades (:func:`metrics.rankings.judgments`) are
+    qrels as given and of the same with integer grades (:func:`metrics.rankings._judgments`) are
     found once each, not again for a batch; for records, trec_eval's lines, and diversity qrels
     (their topic-level grades)."""
     from rpdi.metrics import evaluate, rankings
@@ -178,8 +173,8 @@ def test_the_qrels_judgments_are_found_once_for_every_batch(tmp_path, monkeypatc
         with open(qrels, "w") as fh:
             fh.writelines(f"{t} {s} {d} {float(g) - s + 1}\n" for t, _, d, g in lines for s in (1, 2))
     passed, found = [], []
-    judgments, ideal = rankings.judgments, rankings._ideal
-    monkeypatch.setattr(rankings, "judgments", lambda q: passed.append(q) or judgments(q))
+    judgments, ideal = rankings._judgments, rankings._ideal
+    monkeypatch.setattr(rankings, "_judgments", lambda q: passed.append(q) or judgments(q))
     monkeypatch.setattr(rankings, "_ideal", lambda *args: found.append(1) or ideal(*args))
     monkeypatch.setattr("rpdi.metrics.run_files.BATCH_BYTES", 1)
     if how == "trec":
