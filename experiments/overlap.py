@@ -33,4 +33,5 @@ def check_overlap(qrels, runs, topics: str, qrels_path: str, command: str) -> No
 def _topics(table) -> list[str]:
     """The distinct topic ids of a Qrels or Run (its dictionary's entries in use)."""
     names = table.topic.dictionary.to_pylist()  # np.asarray and take would import pandas
-    return [names[i] for i in np.unique(to_numpy(table.topic.indices)).tolist()]
+    used = np.bincount(to_numpy(table.topic.indices), minlength=len(names))  # (a sort of every line costs more)
+    return [names[i] for i in np.flatnonzero(used).tolist()]

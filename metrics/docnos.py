@@ -49,34 +49,29 @@ class DocnoTable:
             array.flags.writeable = False
         return cls(keys, strings, table)
 
-    def codes(self, strings) -> np.ndarray:
+    def codes(self, strings, known: np.ndarray | None = None) -> np.ndarray:
         """The code of each entry of the pyarrow string array ``strings`` (int32, int64 from 2^31
         codes on): the index of the same docno in the table's, else the table's size + its own
-        index. Its hash is looked up in the table, then its length and bytes are compared."""
-        Nq = len(self.hashes)
-        size, sizes = _sizes(strings), _sizes(self.strings)
-        codes = np.arange(Nq, Nq + len(strings), dtype=np.int32 if Nq + len(strings) < 2 ** 31 else np.int64)
-        longest = int(sizes.max(initial=0))  # a docno longer than every docno of the table is not in it
-        fits = None if size.max(initial=0) <= longest else np.flatnonzero(size <= longest)
-        if Nq and (fits is None or len(fits)):
-            hit = self._probe(hashes(strings, fits))
+        index. Its hash (``known``: the entries' :func:`hashes`, if computed before) is looked up
+        in the table, then its length and bytes are compared; :data:`JOIN_BLOCK` entries at a
+        time, so that what the lookup needs on the way stays small."""
+        Nq, n = len(self.hashes), len(strings)
+        codes = np.arange(Nq, Nq + n, dtype=np.int32 if Nq + n < 2 ** 31 else np.int64)
+        size, longest = _sizes(strings), int(_sizes(self.strings).max(initial=0))
+        for start in range(0, n if Nq else 0, JOIN_BLOCK):
+            rows = np.arange(start, min(start + JOIN_BLOCK, n))
+            rows = rows[size[rows] <= longest]  # a docno longer than every docno of the table is not in it
+            hit = self._probe(hashes(strings, rows) if known is None else known[rows])
             found = np.flatnonzero(hit >= 0)
-            at, hit = (found if fits is None else fits[found]), hit[found]
-            same = sizes[hit] == size[at]
-            at, hit = at[same], hit[same]
-            same = np.ones(len(at), dtype=bool)
-            for (rows, ours), (_, theirs) in zip(_words_by_length(strings, at), _words_by_length(self.strings, hit)):
-                if rows is None:  # (the lengths are equal: so are the rows of each word)
-                    same &= ours == theirs
-                else:
-                    same[rows] &= ours == theirs
+            at, hit = rows[found], hit[found]
+            same = equal(strings, at, self.strings, hit)
             codes[at[same]] = hit[same]
         return codes
 
     def _probe(self, wanted: np.ndarray) -> np.ndarray:
         """The code of each of the ``wanted`` hashes, -1 if absent: from the hash's slot, the
         slots on to the first empty one, all the hashes one slot at a time."""
-        found = np.full(len(wanted), -1, dtype=np.int64)
+        found = np.full(len(wanted), -1, dtype=np.int32)
         active, slot = np.arange(len(wanted)), _slot(wanted, len(self.table))
         while len(active):
             entry = self.table[slot]
@@ -87,6 +82,58 @@ class DocnoTable:
             active, slot = active[on], (slot[on] + 1) & (len(self.table) - 1)
         return found
 
+
+
+JOIN_BLOCK = 1 << 20  # entries looked up at a time
+
+
+def equal(strings, codes: np.ndarray, others, other_codes: np.ndarray) -> np.ndarray:
+    """Whether each of ``strings[codes]`` has the bytes of ``others[other_codes]`` (pyarrow string
+    arrays, perhaps the same one): their lengths, then their words compared.
+
+    >>> import pyarrow as pa, numpy as np
+    >>> equal(pa.array(["ab", "abcdefghi", "x"]), np.arange(3), pa.array(["abcdefghj", "ab"]), np.array([1, 0, 1])).tolist()
+    [True, False, False]
+    """
+    same = _sizes(strings)[codes] == _sizes(others)[other_codes]
+    rows = np.flatnonzero(same)
+    for (at, ours), (_, theirs) in zip(_words_by_length(strings, codes[rows]),
+                                       _words_by_length(others, other_codes[rows])):
+        # (the lengths are equal: so are the rows of each word)
+        same[rows if at is None else rows[at]] &= ours == theirs
+    return same
+
+
+def encoded(strings):
+    """The pyarrow string array ``strings`` dictionary-encoded (int32 indices), its distinct
+    strings in the order of their :func:`hashes`: the hashes sorted, and the strings of equal
+    hashes compared; pyarrow's encoding (first seen first) if two that differ hash alike. For
+    strings nearly all distinct (a qrels file's docnos), in a fraction of the time and memory of
+    pyarrow's hash table.
+
+    >>> import pyarrow as pa
+    >>> e = encoded(pa.array(["d2", "d1", "d2", "a" * 20]))
+    >>> e.dictionary.take(e.indices).to_pylist()
+    ['d2', 'd1', 'd2', 'aaaaaaaaaaaaaaaaaaaa']
+    """
+    import pyarrow as pa
+
+    from rpdi.metrics.trec import call_function
+
+    h = hashes(strings)
+    order = np.argsort(h)
+    h = h[order]
+    first = np.ones(len(h), dtype=bool)
+    np.not_equal(h[1:], h[:-1], out=first[1:])
+    again = np.flatnonzero(~first)
+    if not equal(strings, order[again], strings, order[again - 1]).all():
+        return call_function("dictionary_encode", strings)
+    code = np.cumsum(first, dtype=np.int32) - 1
+    indices = np.empty(len(h), dtype=np.int32)
+    indices[order] = code
+    distinct = pa.Array.from_buffers(pa.int64(), int(first.sum()), [None, pa.py_buffer(order[first])])
+    return pa.DictionaryArray.from_arrays(pa.Array.from_buffers(pa.int32(), len(h), [None, pa.py_buffer(indices)]),
+                                          call_function("take", strings, distinct))
 
 
 def _slot(hashes: np.ndarray, size: int) -> np.ndarray:
@@ -136,6 +183,18 @@ def byte_order(strings, codes: np.ndarray) -> np.ndarray:
         return np.argsort(np.array(strings.to_pylist(), dtype=object)[codes], kind="stable")
     big_endian = words(strings, codes, n_words).byteswap()  # (strings, words), the first word first
     return np.lexsort((size, *big_endian.T[::-1]))
+
+
+def first_word(strings, codes: np.ndarray) -> np.ndarray:
+    """The first 8 bytes of each of ``strings[codes]`` (a pyarrow string array), zero-padded, as
+    a big-endian uint64: their order is the bytes' order, but a string padded with NULs ties
+    with its prefix.
+
+    >>> import pyarrow as pa, numpy as np
+    >>> first_word(pa.array(["b", "ab", "a", "abcdefghij"]), np.arange(4)).argsort().tolist()
+    [2, 1, 3, 0]
+    """
+    return next(_words_by_length(strings, codes))[1].byteswap()
 
 
 def words(strings, codes: np.ndarray, n_words: int) -> np.ndarray:

@@ -23,7 +23,7 @@ import re
 import stat
 import sys
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -95,7 +95,9 @@ class Run:
     from a file by pyarrow's reader has an entry per line, a docno retrieved for two topics
     twice, :func:`read_run`). ``tag`` is the run tag of the file's last line (trec_eval's
     ``runid``); ``words`` are document lengths in words, given only by an explicit lengths file
-    (:func:`read_lengths`, :func:`with_lengths`)."""
+    (:func:`read_lengths`, :func:`with_lengths`). ``docno_hashes``: the
+    :func:`metrics.docnos.hashes` of the docno dictionary's entries, where reading computed them
+    (a run read alone: its check for duplicates), for the join with the qrels to reuse."""
 
     name: str
     topic: object
@@ -104,6 +106,7 @@ class Run:
     source: str = "<run>"
     words: np.ndarray | None = None
     tag: str | None = None
+    docno_hashes: np.ndarray | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "topic", encode(self.topic))
@@ -233,7 +236,7 @@ def every_entry(values):
 def _run(path: str, columns: dict, last_line: str, name: str | None = None) -> Run:
     default = "stdin" if path == "-" else run_name(path)
     return Run(name or default, columns["topic"], columns["docno"], columns["score"], source=path,
-               tag=last_line.split()[5])
+               tag=last_line.split()[5], docno_hashes=columns.get("docno_hashes"))
 
 
 def call_function(name: str, *args):
@@ -261,7 +264,7 @@ def with_lengths(run: Run, lengths: Mapping[str, float]) -> Run:
     names = run.docno.dictionary.to_pylist()
     per_name = np.array([lengths.get(n, np.nan) for n in names], dtype=np.float64)
     words = per_name[to_numpy(run.docno.indices)] if len(names) else np.zeros(0)
-    return Run(run.name, run.topic, run.docno, run.score, run.source, words, run.tag)
+    return replace(run, words=words)
 
 
 def qrels_from_dict(judgments: Mapping[str, Mapping[str, float]], source: str = "<qrels>") -> Qrels:
@@ -375,13 +378,18 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
     kept = data if path == "-" else None
     del data, body
     if columns is not None:
+        from rpdi.metrics.docnos import encoded, hashes
+
         # a run read alone keeps a docno per line (:class:`Run`): encoding them would cost more
         # than the rest of reading, and a run's docnos are nearly all distinct
         per_line = layout is RUN and not shared_docnos
         plain = ("docno",) if shared_docnos or per_line else ()
         for name in layout.text:
             if name not in plain and not hasattr(columns[name], "indices"):
-                columns[name] = call_function("dictionary_encode", columns[name])
+                columns[name] = (encoded(columns[name]) if name == "docno"  # nearly all distinct
+                                 else call_function("dictionary_encode", columns[name]))
+        if per_line and not hasattr(columns["docno"], "indices"):  # for the duplicates and the join
+            columns["docno_hashes"] = hashes(columns["docno"])
         if _values_ok(columns, layout, duplicates=not shared_docnos):
             if per_line and not hasattr(columns["docno"], "indices"):
                 columns["docno"] = every_entry(columns["docno"])
@@ -401,7 +409,7 @@ def _strtol_grades(body: bytes, grade: np.ndarray) -> np.ndarray | None:
     else None. Only those grades are looked at again; ``body`` has no comment lines (its rows are
     its non-blank lines). A grade without leading digits (``.5e1``, which trec_eval refuses)
     keeps its integer part."""
-    if not _EXPONENT.search(body):
+    if (b"e" not in body and b"E" not in body) or not _EXPONENT.search(body):  # (memchr, then the expression)
         return None
     found = [(m.start(), m.group(1)) for m in _EXPONENT_GRADE.finditer(body)]
     if not found:
@@ -459,7 +467,9 @@ def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool)
         pa.BufferReader(data),
         read_options=pcsv.ReadOptions(column_names=names, use_threads=threads),
         parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False),
-        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False, include_columns=kept),
+        # (the file's bytes were checked as UTF-8 already: _read_table)
+        convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False, include_columns=kept,
+                                            check_utf8=False),
     )
     if any(table.column(name).null_count for name in kept):
         raise ValueError("an empty field")
@@ -484,12 +494,16 @@ def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
         return bool(len(b))
     # a pass over each block of bytes, a block and its next byte at a time (the masks of a whole
     # file would cost several times its size; searching it for each two-byte pattern, three times
-    # the time)
+    # the time): two neighbours at most 32 (blanks, line ends, other control bytes), rare but for
+    # CRLF and blank lines, are looked at again
+    d = delimiter[0]
     for start in range(0, len(b), EMPTY_FIELD_BLOCK):
         block = b[start:start + EMPTY_FIELD_BLOCK + 1]
-        mark = block == delimiter[0]
-        end = (block == 10) | (block == 13)  # LF, or the CR of a CRLF
-        if (mark[:-1] & (mark[1:] | end[1:])).any() or (end[:-1] & mark[1:]).any():
+        low = block <= 32
+        pairs = np.flatnonzero(low[:-1] & low[1:])
+        first, second = block[pairs], block[pairs + 1]
+        end_first = (first == 10) | (first == 13)  # LF, or the CR of a CRLF
+        if (((first == d) & ((second == d) | (second == 10) | (second == 13))) | (end_first & (second == d))).any():
             return True
     return False
 
@@ -524,15 +538,16 @@ def _values_ok(columns: dict, layout: Layout, duplicates: bool = True) -> bool:
     if duplicates and len(layout.key) == 3:  # (topic, subtopic) as one column of codes
         topic, subtopic = (to_numpy(columns[f].indices).astype(np.int64) for f in layout.key[:2])
         return not _has_duplicates(topic * len(columns["subtopic"].dictionary) + subtopic, columns["docno"])
-    return not (duplicates and _has_duplicates(columns[layout.key[0]], columns[layout.key[-1]]))
+    return not (duplicates and _has_duplicates(columns[layout.key[0]], columns[layout.key[-1]],
+                                               columns.get("docno_hashes")))
 
 
-def _has_duplicates(topic, docno) -> bool:
+def _has_duplicates(topic, docno, docno_hashes: np.ndarray | None = None) -> bool:
     """Whether a (topic, docno) pair occurs twice; ``topic`` a pyarrow dictionary array or integer
     codes, ``docno`` a pyarrow dictionary array whose entries are distinct, or a string array
-    (:func:`_has_duplicate_strings`)."""
+    (:func:`_has_duplicate_strings`, with its hashes if known)."""
     if not hasattr(docno, "indices"):
-        return _has_duplicate_strings(topic, docno)
+        return _has_duplicate_strings(topic, docno, docno_hashes)
     n, n_docs = len(docno), len(docno.dictionary)
     doc = to_numpy(docno.indices)
     if not n or np.bincount(doc).max() <= 1:  # every docno occurs once
@@ -546,14 +561,15 @@ def _has_duplicates(topic, docno) -> bool:
     return bool((key[1:] == key[:-1]).any())
 
 
-def _has_duplicate_strings(topic, docno) -> bool:
+def _has_duplicate_strings(topic, docno, docno_hashes: np.ndarray | None = None) -> bool:
     """Whether a (topic, docno) pair occurs twice, ``docno`` a pyarrow string array: by a 64-bit
-    hash of the pair (:func:`metrics.docnos.hashes` of the docno, mixed with the topic's code),
-    sorted; the pairs whose hashes meet are compared as strings."""
+    hash of the pair (``docno_hashes``, :func:`metrics.docnos.hashes` of the docnos, computed if
+    not given, mixed with the topic's code), sorted; the pairs whose hashes meet are compared as
+    strings."""
     from rpdi.metrics.docnos import hashes
 
     codes = topic if isinstance(topic, np.ndarray) else to_numpy(topic.indices)
-    key = hashes(docno) ^ (codes.astype(np.uint64) * np.uint64(0xD6E8FEB86659FD93))
+    key = (hashes(docno) if docno_hashes is None else docno_hashes) ^ (codes.astype(np.uint64) * np.uint64(0xD6E8FEB86659FD93))
     ordered = np.sort(key)
     met = ordered[1:][ordered[1:] == ordered[:-1]]
     if not len(met):

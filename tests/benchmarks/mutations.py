@@ -55,8 +55,8 @@ MUTATIONS = {
     "inst-slip": ("usermodels/cwl.py", [
         ("at.rank, at.gain, at.seen,", "at.rank, at.gain, at.seen - at.gain,")]),
     "trec-tie-break-reversed": ("metrics/rankings.py", [
-        ("order[idx] = sub[np.argsort(group * k + (k - 1 - rank))]",
-         "order[idx] = sub[np.argsort(group * k + rank)]")]),
+        ("by = np.argsort(~first)  # first bytes descending", "by = np.argsort(first)"),
+        ("by[at] = members[np.lexsort((-rank, group[members]))]", "by[at] = members[np.lexsort((rank, group[members]))]")]),
     "stream-not-keyed-by-topic": ("metrics/seeds.py", [
         ('digest = hashlib.blake2b("\\x00".join(key).encode()',
          'digest = hashlib.blake2b("\\x00".join(key[:1] + key[2:]).encode()')]),

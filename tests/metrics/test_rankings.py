@@ -82,3 +82,44 @@ def test_join_equals_a_dict_join_and_the_unified_dictionaries(seed, qrels_nul, r
         assert np.array_equal(got.doc[qrels_side], unified.doc[qrels_side])
         pairs = {(int(a), int(b)) for a, b in zip(got.doc.ravel(), unified.doc.ravel())}
         assert len(pairs) == len({a for a, _ in pairs}) == len({b for _, b in pairs})  # the same partition
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_run_read_alone_is_hashed_once_and_joins_as_without_its_hashes(seed, tmp_path, monkeypatch):
+    """Reading a run file alone hashes its docnos (its check for duplicates); the join with the
+    qrels looks those hashes up rather than hashing the docnos again, and finds what it finds
+    when it must hash them itself."""
+    from dataclasses import replace
+
+    from rpdi.metrics.trec import read_run
+
+    qrels_dict, runs = _case(seed, False, False)
+    qrels = qrels_from_dict(qrels_dict)
+    rk._judgments(qrels)  # the qrels' side, hashed before what is counted
+    path = tmp_path / "r.run"
+    path.write_text("".join(f"{t} Q0 {d} 0 {x} tag\n" for t, d, x in
+                            zip(runs[0].topic.to_pylist(), runs[0].docno.to_pylist(), runs[0].score)))
+    hashed, hashes = [], docnos.hashes
+    monkeypatch.setattr(docnos, "hashes", lambda strings, codes=None: hashed.append(len(strings) if codes is None
+                                                                                  else len(codes))
+                        or hashes(strings, codes))
+    run = read_run(path)
+    got = rk.build_rankings(qrels, [run])
+    assert run.docno_hashes is not None and hashed == [len(run.score)], hashed
+    again = rk.build_rankings(qrels, [replace(run, docno_hashes=None)])
+    assert len(hashed) == 2
+    for name in ("grade", "judged", "pooled", "doc", "length", "tie"):
+        assert np.array_equal(getattr(got, name), getattr(again, name)), name
+
+
+def test_the_join_a_block_at_a_time_finds_what_it_finds_at_once(monkeypatch):
+    """DocnoTable.codes looks its entries up JOIN_BLOCK at a time: blocks of 7 entries (one
+    longer than every qrels docno among them) give the codes of one block."""
+    qrels_dict, runs = _case(5, False, False)
+    table = docnos.DocnoTable.of(qrels_from_dict(qrels_dict).docno.dictionary)
+    strings = runs[0].docno.dictionary
+    whole = table.codes(strings)
+    monkeypatch.setattr(docnos, "JOIN_BLOCK", 7)
+    assert np.array_equal(table.codes(strings), whole)
+    assert np.array_equal(table.codes(strings, docnos.hashes(strings)), whole)
+    assert (whole < len(table.hashes)).sum() >= 20  # (docnos of the qrels are found)
