@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import Callable
 
 import numpy as np
 
@@ -50,7 +51,7 @@ from rpdi.usermodels.tie_orders import TieOrders, population_rate
 
 def simulate_runs(qrels, runs, models: list, rank, *, ties: str, users: int, seed: int, engine: str,
                   per_topic: bool, convention: str, target_stderr: float | None, max_users: int, progress: bool,
-                  force: bool) -> tuple[list[dict], list[Cell], object]:
+                  force: bool) -> tuple[list[dict], list[Cell], Callable]:
     """(records, cells, the verdict's confirmation of a cell) of :func:`simulate.api.simulate` on
     ``qrels`` (read) and ``runs`` (anything :func:`metrics.run_files.run_items` takes), read a
     batch at a time; ``rank(runs)`` gives the :class:`~metrics.rankings.Rankings` of a list of Runs
@@ -58,7 +59,7 @@ def simulate_runs(qrels, runs, models: list, rank, *, ties: str, users: int, see
     :class:`TieOrders` users and the records have their ``population_rate``."""
     items = [r.read() if isinstance(r, RunFile) and r.path == "-" else r for r in run_items(runs)]  # read once
     measures = [m.measure for m in models]
-    batches = [load_runs(items)] if ties == "expected" else run_batches(items, measures)
+    batches = _at_once(items) if ties == "expected" else run_batches(items, measures)
     sampling = bool(users or target_stderr)
     found = survey(qrels, batches, rank, models, ties=ties, seed=seed, convention=convention,
                    work=(users, target_stderr, max_users) if sampling else None)
@@ -78,12 +79,18 @@ def simulate_runs(qrels, runs, models: list, rank, *, ties: str, users: int, see
             del batch  # the runs go before the next batch is read; their rankings, once compared
             compare_batch(rankings, models, expectations_of(models, rankings, convention, found.extents), tallies,
                           bar, **settings)
+            del rankings
     bar.close()
     records, cells = tallied(models, tallies, sampling)
     if ties == "expected":  # one batch
         rankings, expectations = found.only
         _population_rates(records, models, [ex for ex, _ in expectations], rankings)
     return records, cells + found.reading, _confirmer(items, rank, found, seed, convention)
+
+
+def _at_once(items: list):
+    """Every run in one batch (read when the survey comes to it, let go of after it)."""
+    yield load_runs(items)
 
 
 @dataclass

@@ -85,3 +85,17 @@ def test_work_beyond_the_limit_is_refused_before_any_user_is_simulated(collectio
     with pytest.raises(InputError, match="simulation too large"):
         simulate(qrels, runs, ["RBP(p=0.8)"], users=10 ** 9)
     assert simulated == [] and len(most_alive) == 6 and max(most_alive) == 1, most_alive
+
+
+def test_diversity_measures_one_batch_at_a_time(monkeypatch):
+    """The intent-aware users (a mixture of one user per intent: each intent's propagation as
+    far as on all runs) and alpha-nDCG's, run by run, give the bytes of all at once."""
+    from importlib.resources import files
+
+    data = files("rpdi") / "tests" / "data" / "diversity"
+    runs = [str(data / name) for name in ("diverse.run", "majority.run", "small.run")]
+    options = dict(users=50, seed=1, per_topic=True, with_verdict=True, intents=str(data / "intents.txt"))
+    measures = ["alpha-nDCG@10", "ERR-IA@5", "RBP-IA", "INST-IA", "AP-IA"]
+    together = simulate(str(data / "qrels.txt"), runs, measures, **options)
+    batch_bytes(monkeypatch, 1)
+    assert as_json(simulate(str(data / "qrels.txt"), runs, measures, **options)) == as_json(together)
