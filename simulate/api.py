@@ -73,7 +73,9 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
     one's own) are simulated over ``sessions`` by :func:`simulate_sessions`; not with single-query
     measures in the same call. ``qrels`` and ``runs`` are anything :func:`metrics.evaluate.evaluate`
     takes (paths, DataFrames, dicts); with ``as_frame`` the records are a pandas DataFrame with
-    typed columns (:func:`metrics.records.records_frame`).
+    typed columns (:func:`metrics.records.records_frame`). Run files are read, ranked and compared
+    a batch at a time (:mod:`simulate.runs`; but for ``ties="expected"``, sessions and judgment
+    worlds), the records and verdict those of all runs at once.
 
     >>> import pandas as pd
     >>> qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})

@@ -84,8 +84,8 @@ def streams_cell(measure: str, idents: list[tuple[str, str]], draws: list[int]) 
     every other task's. A stream shared by the topics of a run makes them all move together,
     which no per-ranking test can see and the test of the mean over topics sees only where the
     topics' rankings are alike. The confirmation stage's streams are among them too (their
-    ``idents`` marked): a confirmation drawing the first
-    stage's users again would not be the independent test the verdict's error rate rests on."""
+    ``idents`` marked): a confirmation drawing the first stage's users again would not be the
+    independent test the verdict's error rate rests on."""
     first: dict[int, tuple[str, str]] = {}
     shared = []
     for ident, x in zip(idents, draws):
