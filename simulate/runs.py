@@ -140,27 +140,26 @@ def survey(qrels, batches, rank, models: list, *, ties: str, seed: int, conventi
     return found
 
 
-def _confirmer(items: list, rank, found: Survey, seed: int, convention: str):
+def _confirmer(items: list, rank, found: Survey, seed: int, convention: str) -> Callable:
     """The verdict's confirmation of a cell (:func:`simulate.confirm.confirmation`): on the
     rankings of its run, those compared (one batch) or its run read again, padded and valued as
     among all runs."""
     by_measure = {m.measure.text: k for k, m in enumerate(found.models)}
     names = [item_name(r) for r in items]
 
-    @lru_cache(maxsize=1)  # the cells of a run come together
-    def run_rankings(run: str) -> Rankings:
-        return deepened(rank(load_runs([items[names.index(run)]])), found.depth)
+    @lru_cache(maxsize=1)  # a model's cells of a run come together
+    def read_again(run: str, k: int) -> tuple:
+        rankings = deepened(rank(load_runs([items[names.index(run)]])), found.depth)
+        (ex, _), = expectations_of([found.models[k]], rankings, convention, [found.extents[k]])
+        return rankings, ex
 
     def confirm(cell):
         k = by_measure[cell.measure]
-        model = found.models[k]
         if found.only is not None:
-            rankings, expectations = found.only
-            ex = expectations[k][0]
+            rankings, ex = found.only[0], found.only[1][k][0]
         else:
-            rankings = run_rankings(cell.run)
-            (ex, _), = expectations_of([model], rankings, convention, [found.extents[k]])
-        return confirmation(rankings, model, ex, cell, seed=seed, convention=convention)
+            rankings, ex = read_again(cell.run, k)
+        return confirmation(rankings, found.models[k], ex, cell, seed=seed, convention=convention)
 
     return confirm
 
