@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Iterable
-
-import numpy as np
 
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.diversity import diversity_rankings
@@ -13,17 +12,16 @@ from rpdi.metrics.rankings import build_rankings
 from rpdi.metrics.records import records_frame
 from rpdi.metrics.sessions import check_session_call, given_sessions, session_rankings, session_width
 from rpdi.metrics.tie_scores import check_ties
-from rpdi.metrics.ties import reorderings
 from rpdi.metrics.uncertain import UncertainQrels
 from rpdi.metrics.uncertain_eval import is_uncertain, judgments
 from rpdi.simulate.confirm import confirmation
 from rpdi.simulate.exact_checks import reading_cells
 from rpdi.simulate.settings import check_settings
+from rpdi.simulate.runs import simulate_runs
 from rpdi.simulate.three_way import three_way
 from rpdi.simulate.verdict import ALPHA, verdict
 from rpdi.simulate.worlds import simulate_worlds
 from rpdi.usermodels import BrowsingModel, measure_list, model_for
-from rpdi.usermodels.tie_orders import TieOrders, population_rate
 
 
 def collection_rankings(qrels, runs, topics: str, diversity: bool, intents=None):
@@ -75,7 +73,9 @@ def simulate(qrels, runs, measures: Iterable[str | BrowsingModel | type[Browsing
     one's own) are simulated over ``sessions`` by :func:`simulate_sessions`; not with single-query
     measures in the same call. ``qrels`` and ``runs`` are anything :func:`metrics.evaluate.evaluate`
     takes (paths, DataFrames, dicts); with ``as_frame`` the records are a pandas DataFrame with
-    typed columns (:func:`metrics.records.records_frame`).
+    typed columns (:func:`metrics.records.records_frame`). Run files are read, ranked and compared
+    a batch at a time (:mod:`simulate.runs`; but for ``ties="expected"``, sessions and judgment
+    worlds), the records and verdict those of all runs at once.
 
     >>> import pandas as pd
     >>> qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
@@ -129,45 +129,12 @@ def _simulate(qrels, runs, measures, *, users, seed, engine, per_topic, conventi
                                            alpha=alpha, force=force)
         return (records, checked) if with_verdict else records
     diversity = any(m.measure.spec.intents for m in models)
-    qrels, runs, rankings = collection_rankings(qrels, runs, topics, diversity, intents)
-    if ties == "expected":  # a model that reads no tie is simulated as without ties, on the same streams
-        models = [TieOrders(m, seed) if next(reorderings(rankings, m.measure), None) else m for m in models]
-    records, expectations, cells = three_way(
-        rankings, models, users=users, seed=seed, engine=engine, per_topic=per_topic, convention=convention,
-        target_stderr=target_stderr, max_users=max_users, progress=progress, force=force)
-    cells += reading_cells(getattr(qrels, "topic_qrels", lambda: qrels)(), runs, rankings)
-    if ties == "expected":
-        _population_rates(records, models, expectations, rankings)
-    if not with_verdict:
-        return records
-    by_measure = {m.measure.text: (m, ex) for m, ex in zip(models, expectations)}
-
-    def confirm(cell):
-        model, ex = by_measure[cell.measure]
-        return confirmation(rankings, model, ex, cell, seed=seed, convention=convention)
-
-    return records, verdict(cells, alpha, confirm)
-
-
-def _population_rates(records: list[dict], models: list, expectations: list, rankings) -> None:
-    """Add ``population_rate`` to the records of :class:`TieOrders` users (see :func:`simulate`): per
-    topic the population's E[G]/E[N] over the orders, for a run's "all" its mean over the topics
-    where the exact value is defined (as ``exact``'s mean is)."""
-    runs = {run: s for s, run in enumerate(rankings.runs)}
-    topics = {str(t): i for i, t in enumerate(rankings.topics)}
-    rates = {m.measure.text: (population_rate(ex) if isinstance(m, TieOrders) else ex.value,
-                              rankings.present & np.isfinite(ex.value))
-             for m, ex in zip(models, expectations) if m.aggregation == "rate"}
-    for r in records:
-        r["population_rate"] = None
-        if r["measure"] not in rates:
-            continue
-        rate, defined = rates[r["measure"]]
-        s = runs[r["run"]]
-        if r["topic"] != "all":
-            r["population_rate"] = float(rate[s, topics[r["topic"]]])
-        elif defined[s].any():
-            r["population_rate"] = float(rate[s][defined[s]].mean())
+    qrels, intents = loaded(qrels, diversity, "trec_eval", intents)
+    rank = partial(rankings_of, qrels, topics=topics, diversity=diversity, intents=intents)
+    records, cells, confirm = simulate_runs(
+        qrels, runs, models, rank, ties=ties, users=users, seed=seed, engine=engine, per_topic=per_topic,
+        convention=convention, target_stderr=target_stderr, max_users=max_users, progress=progress, force=force)
+    return (records, verdict(cells, alpha, confirm)) if with_verdict else records
 
 
 def simulate_sessions(qrels, runs, measures, sessions=None, *, users: int = 10_000, seed: int = 0,

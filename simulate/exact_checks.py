@@ -72,19 +72,24 @@ def reading_cells(qrels, runs, rankings) -> list[Reading]:
     return cells
 
 
-def streams_cell(measure: str, idents: list[tuple[str, str]], tasks: list) -> Streams:
+def first_draw(task) -> int:
+    """The first draw of a task's first block of users (:func:`streams_cell`)."""
+    return int(block_rng(task, 0).integers(2 ** 63))
+
+
+def streams_cell(measure: str, idents: list[tuple[str, str]], draws: list[int]) -> Streams:
     """Every test below assumes each ranking's users independent of every other ranking's, so
     each (run, topic) task must draw from its own stream: a deterministic check that the first
-    draw of each task's first block of users differs from every other task's. A stream shared
-    by the topics of a run makes them all move together, which no per-ranking test can see and
-    the test of the mean over topics sees only where the topics' rankings are alike. The
-    confirmation stage's streams are among ``tasks`` too: a confirmation drawing the first
-    stage's users again would not be the independent test the verdict's error rate rests on."""
+    draw of each task's first block of users (:func:`first_draw`, in ``draws``) differs from
+    every other task's. A stream shared by the topics of a run makes them all move together,
+    which no per-ranking test can see and the test of the mean over topics sees only where the
+    topics' rankings are alike. The confirmation stage's streams are among them too (their
+    ``idents`` marked): a confirmation drawing the first stage's users again would not be the
+    independent test the verdict's error rate rests on."""
     first: dict[int, tuple[str, str]] = {}
     shared = []
-    for ident, task in zip(idents, tasks):
-        x = int(block_rng(task, 0).integers(2 ** 63))
+    for ident, x in zip(idents, draws):
         if x in first:
             shared.append((first[x], ident))
         first.setdefault(x, ident)
-    return Streams(run="all", topic="all", measure=measure, tasks=len(tasks), shared=shared, ok=not shared)
+    return Streams(run="all", topic="all", measure=measure, tasks=len(draws), shared=shared, ok=not shared)

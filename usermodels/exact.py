@@ -70,7 +70,8 @@ class Expectations:
 
 
 def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
-          horizon: int | None = None, tol: float = 1e-15, as_frame: bool = False) -> Expectations:
+          horizon: int | None = None, tol: float = 1e-15, as_frame: bool = False,
+          ranks: int | tuple | None = None) -> Expectations:
     """Exact expectations of ``model`` on every ranking (``horizon`` defaults to the model's);
     with ``as_frame`` a pandas DataFrame of them, one row per (run, topic, aggregation)
     (:func:`usermodels.result_frames.expectations_frame`). The rankings are built from qrels
@@ -79,6 +80,12 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
     The value (unjudged documents and the tail at their minimum) and the upper end of the
     interval are propagated together, stacked along the run axis; once only where they are the
     same (every retrieved document judged, and the tail not valued as unknown).
+
+    The propagation goes on, rank after rank, until the users still reading on every ranking it
+    carries are below ``tol`` (or the horizon), so a ranking's last bits depend on the rankings
+    evaluated with it. ``ranks`` (:func:`extent`), the ranks propagated on a whole collection,
+    makes a part of it (a batch of runs) propagate that far too: its values are then the
+    collection's, bit for bit.
 
     >>> import pandas as pd
     >>> from rpdi.metrics import build_rankings, load_qrels, load_runs
@@ -91,12 +98,12 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
     3  run    q1   0.25
     """
     if as_frame:
-        return expectations_frame(exact(model, rankings, convention, horizon, tol), rankings)
+        return expectations_frame(exact(model, rankings, convention, horizon, tol, ranks=ranks), rankings)
     horizon = model.horizon if horizon is None else horizon
     if convention not in CONVENTIONS:
         raise InputError(f"convention must be one of {CONVENTIONS}, not {convention!r}")
     if isinstance(model, Mixture):
-        return _mixed(model, rankings, convention, horizon, tol)
+        return _mixed(model, rankings, convention, horizon, tol, ranks)
     view = View(rankings, model.k)
     S = view.grade.shape[0]
     tail_max = model.gains(np.full(view.grade.shape[:2] + (1,), view.max_grade), view)
@@ -111,7 +118,7 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
     words = None if view.words is None else np.concatenate([view.words] * copies)
     both = _propagate(model, np.concatenate([start] * copies), model.state_values(view),
                       np.concatenate([lower_g, upper_g][:copies]), tail[:copies * S],
-                      np.concatenate([view.length] * copies), convention, horizon, tol, words)
+                      np.concatenate([view.length] * copies), convention, horizon, tol, words, ranks or 0)
     lower = {k: v[:S] for k, v in both.values.items()}
     upper = {k: v[-S:] for k, v in both.values.items()}
     variance = {k: v[:S] for k, v in both.variance.items()}
@@ -126,11 +133,14 @@ def exact(model: BrowsingModel, rankings: Rankings, convention: str = "unknown",
                         ideal, spent=both.spent[:S])
 
 
-def _mixed(model: Mixture, rankings: Rankings, convention, horizon, tol) -> Expectations:
+def _mixed(model: Mixture, rankings: Rankings, convention, horizon, tol, ranks) -> Expectations:
     """A mixture's expectations (:mod:`usermodels.mixture`): the inner model's on every variant,
-    weighted by the variants' shares; the per-user variance adds the spread between variants."""
+    weighted by the variants' shares; the per-user variance adds the spread between variants.
+    ``ranks``: each variant's ranks propagated at least (None: as far as they need)."""
     variants, weights = model.variants(rankings)
-    parts = tuple(exact(model.inner, r, convention, horizon, tol) for r in variants)
+    ranks = [None] * len(variants) if ranks is None else ranks
+    parts = tuple(exact(model.inner, r, convention, horizon, tol, ranks=n)
+                  for r, n in zip(variants, ranks, strict=True))
     p = model.shares(weights, parts[0].value.shape + (len(parts),))
     some = (p > 0).any(-1)
 
@@ -162,6 +172,33 @@ def _mixed(model: Mixture, rankings: Rankings, convention, horizon, tol) -> Expe
             variance[a] = _ratio(variance[a], ideal ** 2)
     return Expectations(model, values, upper, variance, reach, stop, linear([x.never for x in parts]),
                         ideal=ideal, parts=parts, shares=p)
+
+
+def extent(expectations: Expectations) -> int | tuple:
+    """The ranks the exact evaluator propagated to give ``expectations`` (a mixture's: a tuple of
+    its variants'), the ``ranks`` of :func:`exact` that give a part of the rankings their values
+    among all; over parts, the widest of each (:func:`wider`).
+
+    >>> from rpdi.metrics.evaluate import rankings_from_grades
+    >>> from rpdi.usermodels import model_for
+    >>> extent(exact(model_for("RR"), rankings_from_grades("-$-")))
+    2
+    """
+    if expectations.parts:
+        return tuple(extent(part) for part in expectations.parts)
+    return expectations.reach.shape[-1]
+
+
+def wider(a: int | tuple, b: int | tuple) -> int | tuple:
+    """The extent (:func:`extent`) that covers both ``a`` and ``b``, two parts' of the same
+    model: the longer propagation of each variant.
+
+    >>> wider((3, 5), (4, 2))
+    (4, 5)
+    """
+    if isinstance(a, tuple):
+        return tuple(wider(x, y) for x, y in zip(a, b, strict=True))
+    return max(a, b)
 
 
 @dataclass(frozen=True)
@@ -199,10 +236,11 @@ _RANK_POWER = np.array([b for _, b in _STOPPED.values()], dtype=float)
 
 
 def _propagate(model, start, states, gains, tail_gain, length, convention, horizon, tol,
-               words=None) -> _Run:
+               words=None, ranks: int = 0) -> _Run:
     """Propagate the start distribution ``start`` (rows..., K) over the state values ``states``
     (K,) through ``gains`` (rows..., W), then a tail of gain ``tail_gain`` (rows..., 1) up to the
-    horizon. Next states returned by a step are indices 0..K-1. ``words`` (rows..., W), if
+    horizon: ``ranks`` ranks at least, then while users on some row are still reading (more than
+    ``tol``). Next states returned by a step are indices 0..K-1. ``words`` (rows..., W), if
     given, are the documents' lengths.
 
     The users still reading are carried as their moments ``alive[j]`` = E[G^j 1{alive in that
@@ -236,7 +274,7 @@ def _propagate(model, start, states, gains, tail_gain, length, convention, horiz
     i = 0
     while True:
         i += 1
-        if i > horizon or alive[0].sum(-1).max(initial=0.0) <= tol:
+        if i > horizon or (i > ranks and alive[0].sum(-1).max(initial=0.0) <= tol):
             break
         g = gains[..., i - 1: i] if i <= W else tail_gain
         quiet = (i > quiet_from)[..., None]

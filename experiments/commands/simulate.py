@@ -20,7 +20,7 @@ def run(args) -> Summary:
     topics = args.topics or "qrels"
     diversity = args.intents is not None or any(model_for(m).measure.spec.intents for m in names)
     judged = worlds.judgments(args)  # uncertain grades: users over judgment worlds (rpdi.simulate takes them)
-    qrels, runs = collection(args, topics, diversity=diversity, qrels=judged)
+    qrels, runs = collection(args, topics, diversity=diversity, qrels=judged, lazy=True)  # read a batch at a time
     capped = args.target_stderr is not None  # the per-topic records say where --max-users bound
     try:
         records, verdict = simulate(qrels, runs, names, users=args.users, seed=args.seed,

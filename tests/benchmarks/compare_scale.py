@@ -9,13 +9,14 @@ counted), bytecode cached as an installed package has it:
 
 - ``rpdi compare QRELS RUN... -m AP -m nDCG@10 --test t --format json`` (the t-test keeps the
   pairs' tests, whose number grows as N^2, from hiding the reading);
-- with ``--simulate``, also ``rpdi simulate QRELS RUN... -m RBP(p=0.8) --users 0 --format json``
-  (exact expectations and closed forms, no sampling).
+- with ``--simulate``, also ``rpdi simulate QRELS RUN... -m RBP(p=0.8) --users USERS --format json``
+  (closed forms, exact expectations and, with ``--users`` above 0, as many simulated users a
+  ranking: runs read, ranked, compared three ways a batch at a time, the verdict's cells kept).
 
 It prints, per command and N, the wall time and peak RSS, and the peak's growth per run added
 (MiB per run, from the smallest N to the largest) next to one run file's size.
 
-    python tests/benchmarks/compare_scale.py --counts 5 20 50 --simulate
+    python tests/benchmarks/compare_scale.py --counts 5 20 50 --simulate --users 10
 """
 
 from __future__ import annotations
@@ -41,13 +42,14 @@ def _sibling(name: str):
 scale = _sibling("eval_scale")  # run_child, and eval_speed as scale.speed
 
 COMMANDS = {"compare": ["-m", "AP", "-m", "nDCG@10", "--test", "t", "--format", "json"],
-            "simulate": ["-m", "RBP(p=0.8)", "--users", "0", "--format", "json"]}
+            "simulate": ["-m", "RBP(p=0.8)", "--format", "json", "--users"]}  # then --users's value
 
 
-def measure(command: str, qrels: str, runs: list[str], env: dict):
-    """(wall seconds, peak RSS bytes) of ``rpdi COMMAND QRELS RUNS ...``."""
+def measure(command: str, qrels: str, runs: list[str], env: dict, users: int = 0):
+    """(wall seconds, peak RSS bytes) of ``rpdi COMMAND QRELS RUNS ...`` (simulate: ``users`` a ranking)."""
     exe = os.path.join(os.path.dirname(sys.executable), "rpdi")
-    sample, _ = scale.run_child([exe, command, qrels, *runs, *COMMANDS[command]], env)
+    options = COMMANDS[command] + ([str(users)] if command == "simulate" else [])
+    sample, _ = scale.run_child([exe, command, qrels, *runs, *options], env)
     return sample.wall, sample.rss
 
 
@@ -59,6 +61,7 @@ def main(argv=None) -> int:
     parser.add_argument("--judged", type=int, default=1700)
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--simulate", action="store_true", help="rpdi simulate too")
+    parser.add_argument("--users", type=int, default=0, help="rpdi simulate's users a ranking")
     args = parser.parse_args(argv)
     counts = sorted(args.counts)
     commands = ["compare"] + (["simulate"] if args.simulate else [])
@@ -72,7 +75,7 @@ def main(argv=None) -> int:
             measure(command, qrels, runs[:2], env)  # untimed: writes the bytecode cache
             peaks = {}
             for n in counts:
-                wall, peaks[n] = measure(command, qrels, runs[:n], env)
+                wall, peaks[n] = measure(command, qrels, runs[:n], env, args.users)
                 print(f"rpdi {command:8s} {n:4d} runs: wall {wall:7.2f} s   peak RSS {peaks[n] / MiB:8.1f} MiB")
             if len(counts) > 1:
                 growth = (peaks[counts[-1]] - peaks[counts[0]]) / (counts[-1] - counts[0])

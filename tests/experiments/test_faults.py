@@ -434,16 +434,15 @@ def test_an_unreachable_target_stderr_lets_the_cap_bind(data, run_cli):
 def test_nothing_but_the_error_when_a_result_is_withheld(data, monkeypatch, run_cli):
     """A numeric warning withholds the result: then no verdict is printed either, not even on
     stderr with --format json (two contradicting lines, "AGREE" and "numeric error")."""
-    from rpdi.simulate import three_way
+    from rpdi.simulate import runs
 
-    real = three_way.three_way
+    real = runs.simulate_runs
 
     def warns(*args, **kwargs):
         warnings.warn("divide by zero encountered in divide", RuntimeWarning)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(three_way, "three_way", warns)
-    monkeypatch.setattr("rpdi.simulate.api.three_way", warns)
+    monkeypatch.setattr("rpdi.simulate.api.simulate_runs", warns)
     status, out, err = run_cli(["simulate", data / "q.txt", data / "r.txt", "-m", "RBP(p=0.8)", "--users", "20",
                                 "--format", "json"])
     assert status == 1 and out == ""

@@ -28,7 +28,7 @@ from rpdi.experiments.cli import main as rpdi_main
 from rpdi.experiments.synthetic import synthetic_collection
 from rpdi.metrics.evaluate import rankings_from_grades, score
 from rpdi.metrics.view import View
-from rpdi.simulate import confirm, three_way
+from rpdi.simulate import confirm, model_check, three_way
 from rpdi.simulate.api import simulate
 from rpdi.simulate.cells import Mean
 from rpdi.simulate.exact_checks import closed_vs_exact
@@ -192,7 +192,7 @@ def test_the_confirmation_stage_draws_from_streams_of_its_own(monkeypatch):
     from rpdi.simulate.ranking import block_rng
 
     first_draws = {"first": [], "confirm": []}
-    for module, stage in ((three_way, "first"), (confirm, "confirm")):
+    for module, stage in ((model_check, "first"), (confirm, "confirm")):
         def recording(model, rankings, users, tasks, *args, _real=module.simulate_rankings, _stage=stage, **kwargs):
             first_draws[_stage] += [int(block_rng(t, 0).integers(2 ** 63)) for t in tasks]
             return _real(model, rankings, users, tasks, *args, **kwargs)
