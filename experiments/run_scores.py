@@ -7,7 +7,7 @@ ranks and scores each batch and keeps only those values, so that memory is bound
 the runs it is ranked with (the topics are the qrels'), and the tie orders are drawn from
 streams keyed by run and topic; but a sum over a whole ranking (nDCG, RBP without a cutoff) is
 rounded by the width its rankings are padded to, the longest ranking ranked with it. So every
-batch is padded to the longest ranking of all runs (:func:`deepened`), as when all runs are
+batch is padded to the longest ranking of all runs (:func:`metrics.rankings.deepened`), as when all runs are
 ranked at once, and the values are theirs, bit for bit: each batch is padded to the longest
 ranking read so far, and the batches before the one with the longest of all, padded shorter,
 are read and scored a second time at the longest.
@@ -31,7 +31,7 @@ import numpy as np
 from rpdi.metrics.evaluate import compute, loaded
 from rpdi.metrics.run_files import RunFile, run_batches, run_items
 from rpdi.metrics.measures.registry import Measure
-from rpdi.metrics.rankings import Rankings
+from rpdi.metrics.rankings import deepened
 from rpdi.metrics.tie_scores import TieScore, tie_scores
 from rpdi.metrics.view import Score
 from rpdi.simulate.api import rankings_of
@@ -89,25 +89,6 @@ def batch_scores(qrels, measures: list[Measure], topics: str, diversity: bool, i
     tied = [None] * len(measures) if ties == "trec_eval" else tie_scores(rankings, measures, ties, "trec_eval", None,
                                                                           scores)
     return RunScores(rankings.runs, rankings.present, scores, tied), rankings.depth
-
-
-PAST_THE_END = {"grade": 0.0, "judged": False, "doc": -1, "words": np.nan, "pooled": False, "tie": -1}
-# what build_rankings puts past the end of a ranking, in each (runs, topics, ranks) array of Rankings
-
-
-def deepened(rankings: Rankings, depth: int) -> Rankings:
-    """The rankings padded to ``depth`` ranks, as :func:`~metrics.rankings.build_rankings` pads
-    a ranking shorter than the longest it ranks.
-
-    >>> from rpdi.metrics.evaluate import rankings_from_grades
-    >>> deepened(rankings_from_grades("$-"), 4).grade.tolist()
-    [[[1.0, 0.0, 0.0, 0.0]]]
-    """
-    if depth == rankings.depth:
-        return rankings
-    pad = ((0, 0), (0, 0), (0, depth - rankings.depth))
-    return replace(rankings, **{name: np.pad(getattr(rankings, name), pad, constant_values=fill)
-                                for name, fill in PAST_THE_END.items() if getattr(rankings, name) is not None})
 
 
 def _stacked(parts: list):

@@ -247,6 +247,25 @@ def truncate(rankings: Rankings, depth: int) -> Rankings:
                    tie=cut(rankings.tie))
 
 
+PAST_THE_END = {"grade": 0.0, "judged": False, "doc": -1, "words": np.nan, "pooled": False, "tie": -1}
+# what build_rankings puts past the end of a ranking, in each (runs, topics, ranks) array of Rankings
+
+
+def deepened(rankings: Rankings, depth: int) -> Rankings:
+    """The rankings padded to ``depth`` ranks, as :func:`~metrics.rankings.build_rankings` pads
+    a ranking shorter than the longest it ranks.
+
+    >>> from rpdi.metrics.evaluate import rankings_from_grades
+    >>> deepened(rankings_from_grades("$-"), 4).grade.tolist()
+    [[[1.0, 0.0, 0.0, 0.0]]]
+    """
+    if depth == rankings.depth:
+        return rankings
+    pad = ((0, 0), (0, 0), (0, depth - rankings.depth))
+    return replace(rankings, **{name: np.pad(getattr(rankings, name), pad, constant_values=fill)
+                                for name, fill in PAST_THE_END.items() if getattr(rankings, name) is not None})
+
+
 def judged_only(rankings: Rankings) -> Rankings:
     """Each ranking with its unjudged documents removed, the rest moving up (trec_eval -J)."""
     keep = rankings.judged

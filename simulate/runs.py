@@ -10,7 +10,7 @@ but for two things of the whole collection, which a first pass over the batches 
 
 - the depth of the rankings: a sum over a whole ranking (a closed form without a cutoff) is
   rounded by the width its rankings are padded to, the longest ranking ranked with it, so every
-  batch is padded to the longest of all (:func:`deepened`), as ``rpdi compare`` does;
+  batch is padded to the longest of all (:func:`metrics.rankings.deepened`), as ``rpdi compare`` does;
 - the ranks the exact evaluator propagates: it goes on while users on any ranking it carries
   are still reading (:func:`usermodels.exact.exact`), so every batch propagates as far as the
   farthest (:func:`usermodels.exact.extent`).
@@ -30,13 +30,13 @@ the collection's (:class:`usermodels.tie_orders.TieOrders`, as many as the most 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
 import numpy as np
 
-from rpdi.metrics.rankings import Rankings
+from rpdi.metrics.rankings import deepened
 from rpdi.metrics.run_files import RunFile, item_name, load_runs, run_batches, run_items
 from rpdi.metrics.ties import reorderings
 from rpdi.simulate.cells import Cell
@@ -162,25 +162,6 @@ def _confirmer(items: list, rank, found: Survey, seed: int, convention: str) -> 
         return confirmation(rankings, found.models[k], ex, cell, seed=seed, convention=convention)
 
     return confirm
-
-
-PAST_THE_END = {"grade": 0.0, "judged": False, "doc": -1, "words": np.nan, "pooled": False, "tie": -1}
-# what build_rankings puts past the end of a ranking, in each (runs, topics, ranks) array of Rankings
-
-
-def deepened(rankings: Rankings, depth: int) -> Rankings:
-    """The rankings padded to ``depth`` ranks, as :func:`~metrics.rankings.build_rankings` pads
-    a ranking shorter than the longest it ranks.
-
-    >>> from rpdi.metrics.evaluate import rankings_from_grades
-    >>> deepened(rankings_from_grades("$-"), 4).grade.tolist()
-    [[[1.0, 0.0, 0.0, 0.0]]]
-    """
-    if depth == rankings.depth:
-        return rankings
-    pad = ((0, 0), (0, 0), (0, depth - rankings.depth))
-    return replace(rankings, **{name: np.pad(getattr(rankings, name), pad, constant_values=fill)
-                                for name, fill in PAST_THE_END.items() if getattr(rankings, name) is not None})
 
 
 def _population_rates(records: list[dict], models: list, expectations: list, rankings) -> None:
