@@ -116,6 +116,20 @@ def _random_collection(rng: np.random.Generator, n_runs: int, n_topics: int,
     return qrels, runs
 
 
+@pytest.fixture
+def six_run_files(tmp_path, random_collection, write_trec):
+    """A qrels file and six run files of different depths (ties, empty rankings, a topic not in
+    the qrels), for the tests of commands that read runs a batch at a time."""
+    qrels, runs = random_collection(np.random.default_rng(2026), 6, 12)
+    return write_trec(tmp_path, qrels, runs)
+
+
+@pytest.fixture
+def batch_bytes(monkeypatch):
+    """A function that sets the bytes of run files read as one batch (metrics.run_files.BATCH_BYTES)."""
+    return lambda size: monkeypatch.setattr("rpdi.metrics.run_files.BATCH_BYTES", size)
+
+
 @pytest.fixture(scope="session")
 def random_collection():
     """``random_collection(rng, n_runs, n_topics, negative=True) -> (qrels, runs)``, see

@@ -11,17 +11,6 @@ MEASURES = ["AP", "nDCG@10", "nDCG", "RR", "P@10", "RBP(p=0.8)", "ERR@20", "bpre
 
 
 @pytest.fixture
-def collection(tmp_path, random_collection, write_trec):
-    """Six run files of different depths (ties, empty rankings, a topic not in the qrels)."""
-    qrels, runs = random_collection(np.random.default_rng(2026), 6, 12)
-    return write_trec(tmp_path, qrels, runs)
-
-
-def batch_bytes(monkeypatch, size: int) -> None:
-    monkeypatch.setattr("rpdi.metrics.run_files.BATCH_BYTES", size)
-
-
-@pytest.fixture
 def reads(monkeypatch):
     """A dict that counts, per run name, the times a run file has been read."""
     from collections import Counter
@@ -38,12 +27,12 @@ def reads(monkeypatch):
     return counts
 
 
-def test_compare_holds_one_batch_of_runs_at_a_time(collection, monkeypatch, most_alive, run_cli):
+def test_compare_holds_one_batch_of_runs_at_a_time(batch_bytes, six_run_files, most_alive, run_cli):
     """Each run file a batch of its own: the API and the command have at most one run read alive
     at once, where reading every run first has all six (the runs before the deepest batch are
     read twice: :func:`experiments.run_scores.run_scores`)."""
-    qrels, runs = collection
-    batch_bytes(monkeypatch, 1)
+    qrels, runs = six_run_files
+    batch_bytes(1)
     compare(qrels, runs, ["AP", "nDCG@10"], ties="expected")
     assert len(most_alive) >= 6 and max(most_alive) == 1, most_alive
     most_alive.clear()
@@ -52,22 +41,23 @@ def test_compare_holds_one_batch_of_runs_at_a_time(collection, monkeypatch, most
     assert 6 <= len(most_alive) < 12 and max(most_alive) == 1, most_alive  # every pair's power from the same pass
 
 
-def test_a_run_from_standard_input_leaves_the_files_a_batch_at_a_time(collection, monkeypatch, most_alive, run_cli):
+def test_a_run_from_standard_input_leaves_the_files_a_batch_at_a_time(batch_bytes, six_run_files, monkeypatch,
+                                                                      most_alive, run_cli):
     """A run read from standard input is read once, up front; the run files are still read one
     batch at a time: besides it, at most one run alive."""
     import io
 
-    qrels, runs = collection
+    qrels, runs = six_run_files
     with open(runs[0], "rb") as f:
         monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(f.read())))
-    batch_bytes(monkeypatch, 1)
+    batch_bytes(1)
     status, out, err = run_cli(["compare", qrels, *runs[1:3], "-", *runs[3:], "-m", "AP", "--baseline", "stdin",
                                 "--discriminative-power"])
     assert status == 0, err
     assert "stdin" in out and len(most_alive) >= 6 and max(most_alive) <= 2, most_alive
 
 
-def test_only_the_shallower_batches_are_read_again(tmp_path, monkeypatch, reads, write_trec):
+def test_only_the_shallower_batches_are_read_again(batch_bytes, tmp_path, reads, write_trec):
     """One run ranks deeper than the others: it and the run after it (padded to its depth, the
     deepest so far) are read once, the run before it twice (padded to its depth the second time),
     and the records are those of all runs ranked at once."""
@@ -77,13 +67,13 @@ def test_only_the_shallower_batches_are_read_again(tmp_path, monkeypatch, reads,
                               "y": {"1": {"b": 2.0}, "2": {"c": 1.0, "a": 0.5}}})
     together = compare(qrels, runs, ["nDCG", "AP"], resamples=20)
     reads.clear()
-    batch_bytes(monkeypatch, 1)
+    batch_bytes(1)
     assert json.dumps(compare(qrels, runs, ["nDCG", "AP"], resamples=20)) == json.dumps(together)
     assert reads == {"x": 2, "deep": 1, "y": 1}, reads
 
 
 @pytest.mark.parametrize("order", [("deep", "short", "mid"), ("short", "mid", "deep"), ("short", "deep", "mid")])
-def test_batches_in_any_order_have_the_values_of_all_runs_ranked_at_once(tmp_path, monkeypatch, reads, write_trec,
+def test_batches_in_any_order_have_the_values_of_all_runs_ranked_at_once(batch_bytes, tmp_path, reads, write_trec,
                                                                          order):
     """Runs of 13, 21 and 200 documents a topic, one a batch, the deepest first, last or in the
     middle: every value is that of the three ranked together, to the bit (the sums over whole
@@ -103,7 +93,7 @@ def test_batches_in_any_order_have_the_values_of_all_runs_ranked_at_once(tmp_pat
     measures = [parse_measure(m) for m in ("nDCG", "RBP(p=0.95)", "AP", "ERR")]
     together = run_scores(qrels, paths, measures)
     reads.clear()
-    batch_bytes(monkeypatch, 1)
+    batch_bytes(1)
     apart = run_scores(qrels, paths, measures)
     assert apart.runs == together.runs == order
     for mine, theirs in zip(apart.scores, together.scores):
@@ -118,10 +108,11 @@ def test_batches_in_any_order_have_the_values_of_all_runs_ranked_at_once(tmp_pat
 @pytest.mark.parametrize("argv, message", [
     (["--baseline", "nosuch"], "baseline 'nosuch': not one of the runs (run0, run1, broken)"),
     ([], None)])
-def test_run_names_are_checked_before_any_run_is_read(tmp_path, collection, most_alive, run_cli, write, argv, message):
+def test_run_names_are_checked_before_any_run_is_read(tmp_path, six_run_files, most_alive, run_cli, write,
+                                                      argv, message):
     """A baseline that names no run, or a single run, is the error, one line, before any run file
     is read (one that would not parse among them)."""
-    qrels, runs = collection
+    qrels, runs = six_run_files
     broken = write(tmp_path / "broken.run", "1 Q0 d1 1 not-a-score x\n")
     status, out, err = run_cli(["compare", qrels, *runs[:2], broken, "-m", "AP", *argv] if message else
                                ["compare", qrels, broken, "-m", "AP"])
@@ -131,29 +122,29 @@ def test_run_names_are_checked_before_any_run_is_read(tmp_path, collection, most
 
 @pytest.mark.parametrize("options", [dict(), dict(topics="intersection", baseline="run3"),
                                      dict(ties="expected"), dict(ties="range", test="t")])
-def test_one_batch_at_a_time_gives_the_bytes_of_all_at_once(collection, monkeypatch, options):
+def test_one_batch_at_a_time_gives_the_bytes_of_all_at_once(batch_bytes, six_run_files, options):
     """Runs ranked one by one (rankings of different depths) give the records of all six ranked
     together, to the last bit."""
-    qrels, runs = collection
+    qrels, runs = six_run_files
     together = compare(qrels, runs, MEASURES, resamples=200, **options)
-    batch_bytes(monkeypatch, 1)
+    batch_bytes(1)
     apart = compare(qrels, runs, MEASURES, resamples=200, **options)
     assert len(together) == (5 if "baseline" in options else 15) * len(MEASURES)
     assert json.dumps(apart) == json.dumps(together)
 
 
-def test_a_run_read_twice_is_warned_about_once(tmp_path, monkeypatch, run_cli, write_trec):
+def test_a_run_read_twice_is_warned_about_once(batch_bytes, tmp_path, run_cli, write_trec):
     """Rankings of different depths in different batches: the runs are read again, deeper; the
     run that shares no topic with the qrels is named once."""
     qrels, runs = write_trec(tmp_path, {"1": {"a": 1, "b": 0}, "2": {"c": 1}},
                              {"a": {"1": {"a": 2.0, "b": 1.0}, "2": {"c": 1.0}},
                               "b": {"1": {"b": 2.0}, "2": {"c": 1.0}}, "c": {"9": {"b": 2.0}}})
-    batch_bytes(monkeypatch, 1)
+    batch_bytes(1)
     status, out, err = run_cli(["compare", qrels, *runs, "-m", "AP"])
     assert status == 0 and err.count("shares no topic") == 1, err
 
 
-def test_a_batch_deepened_has_the_arrays_of_all_runs_ranked_at_once(collection):
+def test_a_batch_deepened_has_the_arrays_of_all_runs_ranked_at_once(six_run_files):
     """One run ranked alone and padded to the depth of all six ranked together has their arrays
     for it, field by field (document lengths given; the codes of documents the qrels do not
     judge are the batch's own, only where a ranking ends is compared)."""
@@ -164,7 +155,7 @@ def test_a_batch_deepened_has_the_arrays_of_all_runs_ranked_at_once(collection):
     from rpdi.metrics.rankings import build_rankings
     from rpdi.metrics.trec import with_lengths
 
-    qrels, paths = collection
+    qrels, paths = six_run_files
     qrels = load_qrels(qrels)
     runs = [with_lengths(run, {docno: float(len(docno)) for docno in run.docno.dictionary.to_pylist()[::2]})
             for run in load_runs(paths)]
@@ -181,7 +172,7 @@ def test_a_batch_deepened_has_the_arrays_of_all_runs_ranked_at_once(collection):
             np.testing.assert_array_equal(mine, value[3:4], err_msg=f.name)
 
 
-def test_diversity_qrels_are_prepared_once_for_every_batch(tmp_path, monkeypatch, write, write_trec):
+def test_diversity_qrels_are_prepared_once_for_every_batch(batch_bytes, tmp_path, monkeypatch, write, write_trec):
     """Runs scored a batch at a time on diversity qrels: the topic-level qrels' judgments (their
     docno table) are found once, not once a batch."""
     from rpdi.metrics.docnos import DocnoTable
@@ -192,13 +183,14 @@ def test_diversity_qrels_are_prepared_once_for_every_batch(tmp_path, monkeypatch
                                                         for t in "123" for s in (1, 2) for d in range(6)))
     made, of = [], DocnoTable.of.__func__
     monkeypatch.setattr(DocnoTable, "of", classmethod(lambda cls, dictionary: made.append(1) or of(cls, dictionary)))
-    batch_bytes(monkeypatch, 1)
+    batch_bytes(1)
     records = compare(qrels, runs, ["alpha-nDCG@10", "ERR-IA@20"], resamples=20)
     assert len(records) == 12 and len(made) == 1, made
 
 
 @pytest.mark.parametrize("command, grade, builds", [("compare", "1", 1), ("evaluate", "1", 1), ("evaluate", "1.5", 2)])
-def test_the_intents_table_is_built_once_for_every_batch(tmp_path, monkeypatch, write, write_trec, command, grade,
+def test_the_intents_table_is_built_once_for_every_batch(batch_bytes, tmp_path, monkeypatch, write, write_trec,
+                                                         command, grade,
                                                          builds):
     """Runs scored a batch at a time on diversity qrels with a file's intent probabilities: the
     subtopics' table (:meth:`metrics.diversity.Intents.build`) is built once a command, not once
@@ -213,7 +205,7 @@ def test_the_intents_table_is_built_once_for_every_batch(tmp_path, monkeypatch, 
     intents = write(tmp_path / "intents", "".join(f"{t} {s} {p}\n" for t in "123" for s, p in ((1, 0.3), (2, 0.7))))
     built, build = [], Intents.build.__func__
     monkeypatch.setattr(Intents, "build", classmethod(lambda cls, *args: built.append(1) or build(cls, *args)))
-    batch_bytes(monkeypatch, 1)
+    batch_bytes(1)
     measures = ["alpha-nDCG@10", "ERR-IA@20", "AP-IA"]
     if command == "compare":
         assert len(compare(qrels, runs, measures, resamples=20, intents=intents)) == 18

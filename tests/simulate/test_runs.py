@@ -2,7 +2,6 @@
 
 import json
 
-import numpy as np
 import pytest
 
 from rpdi.metrics.errors import InputError
@@ -14,17 +13,6 @@ from rpdi.usermodels import exact
 MEASURES = ["AP", "RBP(p=0.8)", "RBP2", "RR", "P@10", "INST", "IFT-C2", "NERR10(p=0.9)", "ERR@20"]
 
 
-@pytest.fixture
-def collection(tmp_path, random_collection, write_trec):
-    """Six run files of different depths (ties, empty rankings, a topic not in the qrels)."""
-    qrels, runs = random_collection(np.random.default_rng(2026), 6, 12)
-    return write_trec(tmp_path, qrels, runs)
-
-
-def batch_bytes(monkeypatch, size: int) -> None:
-    monkeypatch.setattr("rpdi.metrics.run_files.BATCH_BYTES", size)
-
-
 def as_json(result) -> str:
     records, verdict = result
     return json.dumps([records, verdict.as_dict()])
@@ -33,22 +21,22 @@ def as_json(result) -> str:
 @pytest.mark.parametrize("options", [dict(users=40), dict(users=0, convention="nonrelevant"),
                                      dict(users=40, convention="stop", per_topic=False),
                                      dict(users=0, target_stderr=0.2, max_users=300, topics="intersection")])
-def test_one_batch_at_a_time_gives_the_bytes_of_all_at_once(collection, monkeypatch, options):
+def test_one_batch_at_a_time_gives_the_bytes_of_all_at_once(batch_bytes, six_run_files, options):
     """Runs read, ranked and simulated one by one (rankings of different depths, users reading
     on for different lengths) give the records and the verdict of all six at once, to the last bit."""
-    qrels, runs = collection
+    qrels, runs = six_run_files
     options = dict(dict(seed=5, per_topic=True, with_verdict=True), **options)
     together = simulate(qrels, runs, MEASURES, **options)
-    batch_bytes(monkeypatch, 1)
+    batch_bytes(1)
     apart = simulate(qrels, runs, MEASURES, **options)
     assert len(together[0]) >= 6 * len(MEASURES)
     assert as_json(apart) == as_json(together)
 
 
-def test_a_confirmation_reads_its_run_again_and_confirms_as_all_at_once(collection, monkeypatch):
+def test_a_confirmation_reads_its_run_again_and_confirms_as_all_at_once(batch_bytes, six_run_files, monkeypatch):
     """A model whose variance is four times too large: the first stage flags the variance cells,
     and the confirmation stage, run by run on each one read again, gives the verdict of all at once."""
-    qrels, runs = collection
+    qrels, runs = six_run_files
 
     def inflated(*args, **kwargs):
         ex = exact(*args, **kwargs)
@@ -58,16 +46,16 @@ def test_a_confirmation_reads_its_run_again_and_confirms_as_all_at_once(collecti
     monkeypatch.setattr("rpdi.simulate.three_way.exact", inflated)
     together = simulate(qrels, runs, ["RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)
     assert together[1].status == 1 and {c.kind for c in together[1].failures} == {"variance"}
-    batch_bytes(monkeypatch, 1)
+    batch_bytes(1)
     assert as_json(simulate(qrels, runs, ["RBP(p=0.8)"], users=2000, seed=4, with_verdict=True)) == as_json(together)
 
 
-def test_simulate_holds_one_batch_of_runs_at_a_time(collection, monkeypatch, most_alive, run_cli):
+def test_simulate_holds_one_batch_of_runs_at_a_time(batch_bytes, six_run_files, most_alive, run_cli):
     """Each run file a batch of its own: the API and the command have at most one run read alive
     at once (each run read twice: once to find the depth and the exact evaluator's extent of all,
     once to simulate), where reading every run first has all six."""
-    qrels, runs = collection
-    batch_bytes(monkeypatch, 1)
+    qrels, runs = six_run_files
+    batch_bytes(1)
     simulate(qrels, runs, ["AP", "RBP(p=0.8)"], users=20)
     assert len(most_alive) == 12 and max(most_alive) == 1, most_alive
     most_alive.clear()
@@ -76,10 +64,11 @@ def test_simulate_holds_one_batch_of_runs_at_a_time(collection, monkeypatch, mos
     assert len(most_alive) == 12 and max(most_alive) == 1, most_alive
 
 
-def test_work_beyond_the_limit_is_refused_before_any_user_is_simulated(collection, monkeypatch, most_alive):
+def test_work_beyond_the_limit_is_refused_before_any_user_is_simulated(batch_bytes, six_run_files, monkeypatch,
+                                                                       most_alive):
     """The refusal comes after every run is read once (its exact E[N]), before any is simulated."""
-    qrels, runs = collection
-    batch_bytes(monkeypatch, 1)
+    qrels, runs = six_run_files
+    batch_bytes(1)
     simulated = []
     monkeypatch.setattr("rpdi.simulate.model_check.simulate_rankings", lambda *args, **kwargs: simulated.append(1))
     with pytest.raises(InputError, match="simulation too large"):
@@ -87,7 +76,7 @@ def test_work_beyond_the_limit_is_refused_before_any_user_is_simulated(collectio
     assert simulated == [] and len(most_alive) == 6 and max(most_alive) == 1, most_alive
 
 
-def test_diversity_measures_one_batch_at_a_time(monkeypatch):
+def test_diversity_measures_one_batch_at_a_time(batch_bytes):
     """The intent-aware users (a mixture of one user per intent: each intent's propagation as
     far as on all runs) and alpha-nDCG's, run by run, give the bytes of all at once."""
     from importlib.resources import files
@@ -97,5 +86,5 @@ def test_diversity_measures_one_batch_at_a_time(monkeypatch):
     options = dict(users=50, seed=1, per_topic=True, with_verdict=True, intents=str(data / "intents.txt"))
     measures = ["alpha-nDCG@10", "ERR-IA@5", "RBP-IA", "INST-IA", "AP-IA"]
     together = simulate(str(data / "qrels.txt"), runs, measures, **options)
-    batch_bytes(monkeypatch, 1)
+    batch_bytes(1)
     assert as_json(simulate(str(data / "qrels.txt"), runs, measures, **options)) == as_json(together)
