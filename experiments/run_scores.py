@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from rpdi.metrics.evaluate import compute, loaded
-from rpdi.metrics.run_files import RunFile, run_batches, run_items
+from rpdi.metrics.run_files import items_read_once, run_batches
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.rankings import deepened
 from rpdi.metrics.tie_scores import TieScore, tie_scores
@@ -56,7 +56,7 @@ def run_scores(qrels, runs, measures: list[Measure], topics: str = "qrels", dive
     ``ties`` ("expected", "range") also over the orders of tied documents
     (:func:`metrics.tie_scores.tie_scores`). Runs are read a batch at a time."""
     qrels, intents = loaded(qrels, diversity, "trec_eval", intents)
-    runs = [r.read() if isinstance(r, RunFile) and r.path == "-" else r for r in run_items(runs)]  # read once
+    runs = items_read_once(runs)
     score = partial(batch_scores, qrels, measures, topics, diversity, intents, ties)
     parts, deepest = [], 0  # each batch's scores, padded to the longest ranking so far, and that depth
     for batch in run_batches(runs):

@@ -1,13 +1,13 @@
 """From qrels and runs to dense (run x topic x rank) arrays, in trec_eval order.
 
-Ranking order is trec_eval's: score descending, ties broken by docno descending in byte
-order; the rank column and the order of lines play no part. Topics follow ``trec_eval -c`` and
-ir_measures: the evaluated topics are the qrels' topics (a topic missing from a run is an empty
-ranking), run topics absent from the qrels are dropped; ``topics="intersection"`` marks, per
-run, only the topics the run retrieved for as present.
+Ranking order is trec_eval's (:mod:`metrics.line_order`): score descending, ties broken by
+docno descending in byte order; the rank column and the order of lines play no part. Topics
+follow ``trec_eval -c`` and ir_measures: the evaluated topics are the qrels' topics (a topic
+missing from a run is an empty ranking), run topics absent from the qrels are dropped;
+``topics="intersection"`` marks, per run, only the topics the run retrieved for as present.
 
-Everything is built with vectorised joins (integer codes, ``searchsorted``, ``lexsort``); the
-only string sort is over the documents whose scores tie.
+Everything is built with vectorised joins (integer codes, hashes, ``searchsorted``); the only
+string sort is over the documents whose scores tie.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ import numpy as np
 
 from rpdi.choices import TOPICS
 from rpdi.metrics.errors import InputError
-from rpdi.metrics.docnos import DocnoTable, byte_order, first_word
+from rpdi.metrics.docnos import DocnoTable
+from rpdi.metrics.line_order import order_run, stable_order
 from rpdi.metrics.trec import Qrels, Run, every_entry, to_numpy
 
 
@@ -88,6 +89,9 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         dup = next(n for n in names if names.count(n) > 1)
         sources = " and ".join(r.source for r in runs if r.name == dup)
         raise InputError(f"runs {sources} have the same name {dup!r}; name them NAME=PATH")
+    nan = next((r for r in runs if np.isnan(r.score).any()), None)  # (the readers refuse them; a Run built may not)
+    if nan is not None:
+        raise InputError(f"run {nan.name!r} ({nan.source}): a score is not a number (NaN)")
 
     # topic and docno columns as dictionary arrays: the joins below work on integer codes
     columns = [(qrels.topic, qrels.docno)] + [(r.topic, r.docno) for r in runs]
@@ -121,7 +125,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
         topic_codes = [None] + [_topic_codes(t, topic_ids) for t, _ in columns[1:]]
         # one run (rpdi eval's runs, one at a time): on this thread, whose memory is reused for the next
         each = pool.map if S > 1 else map
-        per_run = list(each(lambda s: _order_run(topic_codes[s + 1], doc_codes[s + 1], runs[s].score,
+        per_run = list(each(lambda s: order_run(topic_codes[s + 1], doc_codes[s + 1], runs[s].score,
                                                       float32_scores, T, strings), range(S)))
         code_of = None if joined is None else joined.result()
         D = max([int(np.bincount(t).max()) for t, _, _, _ in per_run if t.size] + [1])
@@ -301,89 +305,6 @@ def _topic_codes(column, topic_ids: np.ndarray) -> np.ndarray:
     return code[to_numpy(column.indices)]
 
 
-def _order_run(t: np.ndarray, d: np.ndarray, score: np.ndarray, float32_scores: bool, T: int, strings):
-    """The topic codes of the run's evaluated lines in ranking order, their document codes (in
-    file order; entries of ``strings``), the order that sorts them in trec_eval's order (by topic
-    then score descending, :func:`_stable_order`, :func:`_score_order`; equal scores by docno
-    descending, :func:`_break_ties`), and where sorted neighbours tie (same topic, same score)."""
-    keep = t >= 0
-    if not keep.all():
-        t, d, score = t[keep], d[keep], score[keep]
-    if float32_scores:
-        with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as trec_eval stores it
-            score = score.astype(np.float32).astype(np.float64)
-    same_topic = t[1:] == t[:-1]
-    if bool((t[1:] >= t[:-1]).all() and ((score[1:] <= score[:-1]) | ~same_topic).all()):
-        order = np.arange(len(t))  # already in ranking order, as most run files are
-    else:
-        order = _score_order(_stable_order(t), t, score, T)
-    t, score = t[order], score[order]
-    tie = (t[1:] == t[:-1]) & (score[1:] == score[:-1])
-    _break_ties(order, tie, d, strings)
-    return t, d, order, tie
-
-
-def _stable_order(codes: np.ndarray) -> np.ndarray:
-    """The order that sorts the non-negative ``codes`` (below 2^31) stably, each code's positions
-    in their order: one sort of the code and the position packed in an integer (a stable argsort
-    of the codes costs three times more).
-
-    >>> _stable_order(np.array([2, 0, 2, 1, 0])).tolist()
-    [1, 4, 3, 0, 2]
-    """
-    shift = np.uint64(max(len(codes) - 1, 1).bit_length())  # codes < 2^31 and positions < 2^32: 63 bits
-    packed = (codes.astype(np.uint64) << shift) | np.arange(len(codes), dtype=np.uint64)
-    packed.sort()
-    packed &= (np.uint64(1) << shift) - np.uint64(1)
-    return packed.view(np.int64)
-
-
-def _score_order(grouped: np.ndarray, t: np.ndarray, score: np.ndarray, T: int) -> np.ndarray:
-    """``grouped`` (the lines by topic, :func:`_stable_order`) with each topic's lines sorted by
-    score descending: the (topics x most lines of a topic) matrix of negated scores, padded with
-    NaN (which sorts last), sorted along its rows. A row fits in the cache, where one sort of
-    every line would not: three times faster."""
-    count = np.bincount(t, minlength=T)
-    start = np.cumsum(count) - count
-    width = int(count.max())
-    filled = np.arange(width) < count[:, None]
-    grid = np.full((T, width), np.nan)
-    negated = score[grouped]
-    grid[filled] = np.negative(negated, out=negated)  # row-major: each topic's lines in turn
-    del negated
-    column = np.argsort(grid, axis=1)
-    del grid
-    column += start[:, None]
-    line = column[filled]
-    del column
-    return grouped[line]
-
-
-def _break_ties(order: np.ndarray, tie: np.ndarray, d: np.ndarray, strings) -> None:
-    """Order a run's documents of equal score by docno descending in byte order, in place:
-    ``d`` indexes ``strings``, the docnos (a pyarrow string array). Each group of equal scores is
-    sorted by its docnos' first 8 bytes; the few groups where two docnos share them, by all
-    their bytes (:func:`metrics.docnos.byte_order`)."""
-    if not tie.any():
-        return
-    idx = np.flatnonzero(_members(tie))
-    group = np.cumsum(np.concatenate(([True], ~tie))[idx])  # a member not tied to the line above starts a group
-    sub = order[idx]
-    codes = d[sub]
-    first = first_word(strings, codes)
-    by = np.argsort(~first)  # first bytes descending
-    by = by[_stable_order(group[by])]
-    g, f = group[by], first[by]
-    shared = (g[1:] == g[:-1]) & (f[1:] == f[:-1])
-    if shared.any():  # those groups again, by all their bytes
-        at = np.flatnonzero(np.isin(g, g[1:][shared]))
-        members = by[at]
-        rank = np.empty(len(at), dtype=np.int64)
-        rank[byte_order(strings, codes[members])] = np.arange(len(at))
-        by[at] = members[np.lexsort((-rank, group[members]))]
-    order[idx] = sub[by]
-
-
 def _group_starts(rank: np.ndarray, tie: np.ndarray) -> np.ndarray:
     """For lines sorted by topic then rank (``rank`` within the topic), each line's rank at which
     its run of equal scores starts (``tie[i]``: lines i and i + 1 tie)."""
@@ -393,20 +314,14 @@ def _group_starts(rank: np.ndarray, tie: np.ndarray) -> np.ndarray:
     return rank[first]  # a run never spans two topics
 
 
-def _members(tie: np.ndarray) -> np.ndarray:
-    member = np.zeros(len(tie) + 1, dtype=bool)
-    member[1:] |= tie
-    member[:-1] |= tie
-    return member
-
-
 def _ideal(topic_codes: np.ndarray, grades: np.ndarray, T: int):
     """Each topic's judged grades sorted descending, as a (T, M) array, and their counts: the
-    negated grades as the rows of a NaN-padded matrix (:func:`_score_order`), each row sorted."""
+    negated grades as the rows of a NaN-padded matrix (as :func:`metrics.line_order.order_run`
+    sorts scores), each row sorted."""
     n_judged = np.bincount(topic_codes, minlength=T).astype(np.int64)
     M = max(int(n_judged.max()) if n_judged.size else 0, 1)
     ideal = np.full((T, M), np.nan)
-    ideal[np.arange(M) < n_judged[:, None]] = -grades[_stable_order(topic_codes)]
+    ideal[np.arange(M) < n_judged[:, None]] = -grades[stable_order(topic_codes)]
     ideal.sort(axis=1)  # NaN last
     np.negative(ideal, out=ideal)
     ideal[np.isnan(ideal)] = 0.0

@@ -99,11 +99,18 @@ def run_items(runs) -> list:
     return out
 
 
+def items_read_once(runs) -> list:
+    """:func:`run_items`, a run from standard input read now: it cannot be read a second time
+    (by commands that read a batch of runs again)."""
+    return [r.read() if isinstance(r, RunFile) and r.path == "-" else r for r in run_items(runs)]
+
+
 def load_runs(runs) -> list[Run]:
     """Every run of :func:`run_items` read (TREC run files concurrently, sharing one docno
-    dictionary)."""
+    dictionary; a run file being read ahead, :meth:`RunFile.read_ahead`, taken as read)."""
     runs = run_items(runs)
-    files = [r for r in runs if isinstance(r, RunFile) and read_table_file(r.path, header_only=True) is None]
+    files = [r for r in runs if isinstance(r, RunFile) and r.ahead is None
+             and read_table_file(r.path, header_only=True) is None]
     if len(files) < 2:
         return [r.read() if isinstance(r, RunFile) else r for r in runs]
     read = dict(zip(map(id, files), read_runs([f.path for f in files])))

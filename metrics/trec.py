@@ -483,8 +483,9 @@ def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool)
 
 
 def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
-    """Whether a line of ``data`` has an empty field between ``delimiter`` characters: the
-    delimiter doubled, or at the start or end of a line or of the file (a blank line has none).
+    """Whether a line of ``data`` has an empty field between ``delimiter`` characters (a space or
+    a tab: a byte below 33, as the search assumes): the delimiter doubled, or at the start or end
+    of a line or of the file (a blank line has none).
 
     >>> [_has_empty_field(x, b" ") for x in (b"a b\\nc d\\n", b"a  b\\n", b" a\\n", b"a \\r\\nb\\n", b"a\\n\\nb\\n", b"a ")]
     [False, True, True, True, False, True]

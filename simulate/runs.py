@@ -37,7 +37,7 @@ from typing import Callable
 import numpy as np
 
 from rpdi.metrics.rankings import deepened
-from rpdi.metrics.run_files import RunFile, item_name, load_runs, run_batches, run_items
+from rpdi.metrics.run_files import item_name, items_read_once, load_runs, run_batches
 from rpdi.metrics.ties import reorderings
 from rpdi.simulate.cells import Cell
 from rpdi.simulate.confirm import confirmation
@@ -57,7 +57,7 @@ def simulate_runs(qrels, runs, models: list, rank, *, ties: str, users: int, see
     batch at a time; ``rank(runs)`` gives the :class:`~metrics.rankings.Rankings` of a list of Runs
     (:func:`simulate.api.rankings_of`). Under ``ties="expected"`` the models that read a tie are
     :class:`TieOrders` users and the records have their ``population_rate``."""
-    items = [r.read() if isinstance(r, RunFile) and r.path == "-" else r for r in run_items(runs)]  # read once
+    items = items_read_once(runs)
     measures = [m.measure for m in models]
     batches = _at_once(items) if ties == "expected" else run_batches(items, measures)
     sampling = bool(users or target_stderr)
@@ -119,7 +119,7 @@ def survey(qrels, batches, rank, models: list, *, ties: str, seed: int, conventi
     found = Survey(models)
     topic_qrels = getattr(qrels, "topic_qrels", lambda: qrels)()
     for runs in batches:
-        found.only = None
+        found.only = rankings = expectations = None  # the batch before let go of before this one is ranked
         rankings = rank(runs)
         if ties == "expected":  # a model that reads no tie is simulated as without ties, on the same streams
             found.models = [TieOrders(m, seed) if next(reorderings(rankings, m.measure), None) else m for m in models]

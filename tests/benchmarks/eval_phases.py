@@ -42,7 +42,7 @@ PHASES = {
     "read runs": [("rpdi.metrics.evaluate", "run_batches")],
     "qrels side": [("rpdi.metrics.rankings", "_judgments")],
     "docno join": [("rpdi.metrics.docnos", "DocnoTable.codes")],
-    "sort": [("rpdi.metrics.rankings", "_order_run")],  # ties broken too
+    "sort": [("rpdi.metrics.rankings", "order_run")],  # ties broken too
     "rankings": [("rpdi.metrics.evaluate", "build_rankings")],  # less the three above it
     "measures": [("rpdi.metrics.evaluate", "compute")],
     "output": [("rpdi.experiments.commands.eval", "format_eval")],

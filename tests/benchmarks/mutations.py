@@ -54,7 +54,7 @@ MUTATIONS = {
         ("        return 1.0 / np.log2(i + 1)", "        return 1.0 / np.log2(i + 2)")]),
     "inst-slip": ("usermodels/cwl.py", [
         ("at.rank, at.gain, at.seen,", "at.rank, at.gain, at.seen - at.gain,")]),
-    "trec-tie-break-reversed": ("metrics/rankings.py", [
+    "trec-tie-break-reversed": ("metrics/line_order.py", [
         ("by = np.argsort(~first)  # first bytes descending", "by = np.argsort(first)"),
         ("by[at] = members[np.lexsort((-rank, group[members]))]", "by[at] = members[np.lexsort((rank, group[members]))]")]),
     "stream-not-keyed-by-topic": ("metrics/seeds.py", [

@@ -150,7 +150,7 @@ def test_a_batch_deepened_has_the_arrays_of_all_runs_ranked_at_once(six_run_file
     judge are the batch's own, only where a ranking ends is compared)."""
     from dataclasses import fields
 
-    from rpdi.experiments.run_scores import deepened
+    from rpdi.metrics.rankings import deepened
     from rpdi.metrics.evaluate import load_qrels, load_runs
     from rpdi.metrics.rankings import build_rankings
     from rpdi.metrics.trec import with_lengths

@@ -183,3 +183,18 @@ def test_the_qrels_judgments_are_found_once_for_every_batch(tmp_path, monkeypatc
         measures = ["AP", "nDCG"] + (["alpha-nDCG@10"] if how == "diversity" else [])
         assert len(evaluate(qrels, runs, measures)) == 5 * len(measures)
     assert len(passed) == 10 and len(found) == len({id(q) for q in passed}) == 2, (len(passed), found)
+
+
+def test_a_first_run_read_ahead_is_read_once_when_all_runs_are_read_at_once(tmp_path, monkeypatch, run_cli):
+    """A measure that compares runs (RBO) reads every run at once (load_runs, read_runs): the
+    first run, being read ahead, is taken from its thread, not read a second time."""
+    from rpdi.metrics import run_files
+
+    qrels, runs = _collection(tmp_path, depths=(30, 10, 30))
+    expected = run_cli(["eval", qrels, *runs, "-m", "RBO(p=0.9)", "--format", "json"])
+    monkeypatch.setattr(run_files, "BATCH_BYTES", 1)
+    reads, read_run, read_runs = [], run_files.read_run, run_files.read_runs
+    monkeypatch.setattr(run_files, "read_run", lambda path, *a, **k: reads.append(path) or read_run(path, *a, **k))
+    monkeypatch.setattr(run_files, "read_runs", lambda paths: reads.extend(paths) or read_runs(paths))
+    assert run_cli(["eval", qrels, *runs, "-m", "RBO(p=0.9)", "--format", "json"]) == expected
+    assert sorted(reads) == sorted(runs), reads

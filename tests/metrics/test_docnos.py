@@ -62,3 +62,18 @@ def test_docnos_that_differ_by_trailing_nuls_give_no_table():
 def test_a_docno_holding_a_nul_is_found_exactly():
     table = DocnoTable.of(pa.array(["a", "b\x00c"]))
     assert table.codes(pa.array(["b\x00c", "b", "b\x00", "a\x00", "a"])).tolist() == [1, 3, 4, 5, 0]
+
+
+def test_encoded_falls_back_to_pyarrows_encoding_when_hashes_collide(monkeypatch):
+    """docnos.encoded sorts hashes and compares the strings of equal ones: with every hash
+    reduced to one bit, strings that differ collide, and pyarrow's encoding gives the strings."""
+    from rpdi.metrics import docnos
+
+    values = ["d1", "d2", "d1", "x" * 20, "d2", "y"]
+    by_hash = docnos.encoded(pa.array(values))
+    assert by_hash.dictionary.take(by_hash.indices).to_pylist() == values
+    hashes = docnos.hashes
+    monkeypatch.setattr(docnos, "hashes", lambda strings, codes=None: hashes(strings, codes) & np.uint64(1))
+    found = docnos.encoded(pa.array(values))
+    assert found.dictionary.to_pylist() == ["d1", "d2", "xxxxxxxxxxxxxxxxxxxx", "y"]  # pyarrow's: first seen first
+    assert found.dictionary.take(found.indices).to_pylist() == values

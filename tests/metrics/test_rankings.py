@@ -123,3 +123,15 @@ def test_the_join_a_block_at_a_time_finds_what_it_finds_at_once(monkeypatch):
     assert np.array_equal(table.codes(strings), whole)
     assert np.array_equal(table.codes(strings, docnos.hashes(strings)), whole)
     assert (whole < len(table.hashes)).sum() >= 20  # (docnos of the qrels are found)
+
+
+def test_a_run_built_with_a_nan_score_is_refused():
+    """The readers refuse a score that is not a number; a Run built from arrays is refused when
+    ranked (a NaN would sort as the padding of a topic's row)."""
+    from rpdi.metrics.errors import InputError
+    from rpdi.metrics.trec import Run
+
+    qrels = qrels_from_dict({"1": {"a": 1}})
+    run = Run("r", ["1", "1", "1"], ["a", "b", "c"], np.array([1.0, np.nan, 0.5]), source="<built>")
+    with pytest.raises(InputError, match=r"run 'r' \(<built>\): a score is not a number"):
+        rk.build_rankings(qrels, [run])
