@@ -1,6 +1,7 @@
 """``simulate`` over many runs: a batch of runs in memory at a time, the bytes of all at once."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -79,9 +80,7 @@ def test_work_beyond_the_limit_is_refused_before_any_user_is_simulated(batch_byt
 def test_diversity_measures_one_batch_at_a_time(batch_bytes):
     """The intent-aware users (a mixture of one user per intent: each intent's propagation as
     far as on all runs) and alpha-nDCG's, run by run, give the bytes of all at once."""
-    from importlib.resources import files
-
-    data = files("rpdi") / "tests" / "data" / "diversity"
+    data = Path(__file__).parents[1] / "data" / "diversity"  # (the tests' data: not installed with the package)
     runs = [str(data / name) for name in ("diverse.run", "majority.run", "small.run")]
     options = dict(users=50, seed=1, per_topic=True, with_verdict=True, intents=str(data / "intents.txt"))
     measures = ["alpha-nDCG@10", "ERR-IA@5", "RBP-IA", "INST-IA", "AP-IA"]
