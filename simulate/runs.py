@@ -42,8 +42,7 @@ from rpdi.metrics.ties import reorderings
 from rpdi.simulate.cells import Cell
 from rpdi.simulate.confirm import confirmation
 from rpdi.simulate.exact_checks import reading_cells
-from rpdi.simulate.progress import progress_bar
-from rpdi.simulate.three_way import Tally, compare_batch, expectations_of, tallied
+from rpdi.simulate.three_way import compared, expectations_of
 from rpdi.simulate.work import check_work, steps
 from rpdi.usermodels.exact import extent, wider
 from rpdi.usermodels.tie_orders import TieOrders, population_rate
@@ -66,26 +65,25 @@ def simulate_runs(qrels, runs, models: list, rank, *, ties: str, users: int, see
     if sampling:
         check_work(found.work, engine, force)
     models = found.models
-    bar = progress_bar(len(models) * found.rankings, progress and sampling, "ranking")
-    tallies = [Tally() for _ in models]
-    settings = dict(closed=None, users=users, seed=seed, engine=engine, per_topic=per_topic, convention=convention,
-                    target_stderr=target_stderr, max_users=max_users)
-    if found.only is not None:
-        rankings, expectations = found.only
-        compare_batch(rankings, models, expectations, tallies, bar, **settings)
-    else:
-        for batch in run_batches(items, measures):
-            rankings = deepened(rank(batch), found.depth)
-            del batch  # the runs go before the next batch is read; their rankings, once compared
-            compare_batch(rankings, models, expectations_of(models, rankings, convention, found.extents), tallies,
-                          bar, **settings)
-            del rankings
-    bar.close()
-    records, cells = tallied(models, tallies, sampling)
+    batches = [found.only] if found.only is not None else _ranked(items, measures, rank, found, convention)
+    records, cells = compared(batches, models, found.rankings, progress, closed=None, users=users, seed=seed,
+                              engine=engine, per_topic=per_topic, convention=convention, target_stderr=target_stderr,
+                              max_users=max_users)
     if ties == "expected":  # one batch
         rankings, expectations = found.only
         _population_rates(records, models, [ex for ex, _ in expectations], rankings)
     return records, cells + found.reading, _confirmer(items, rank, found, seed, convention)
+
+
+def _ranked(items: list, measures: list, rank, found: Survey, convention: str):
+    """Each batch of runs read again, ranked and padded to the deepest of all, with its models'
+    expectations propagated as far as on all runs."""
+    for batch in run_batches(items, measures):
+        rankings = deepened(rank(batch), found.depth)
+        del batch  # the runs go before the next batch is read; their rankings, once compared
+        expectations = expectations_of(found.models, rankings, convention, found.extents)
+        yield rankings, expectations
+        del rankings, expectations
 
 
 def _at_once(items: list):

@@ -6,9 +6,10 @@ records (one per (run, topic) and per run's mean over topics) and the verdict's 
 (:mod:`simulate.cells`): the exact checks of :mod:`simulate.exact_checks`, and per ranking and
 per run the z-scores of the mean and of the variance (:mod:`simulate.sample`).
 
-Runs read a batch at a time (:mod:`simulate.runs`) go through the same steps: each batch's
-rankings are compared by :func:`compare_batch` into the models' :class:`Tally`, which keeps only
-records and cells, and :func:`tallied` puts them in the order of all runs compared at once.
+Runs read a batch at a time (:mod:`simulate.runs`) go through the same steps (:func:`compared`):
+each batch's rankings are compared by :func:`compare_batch` into the models' :class:`Tally`,
+which keeps only records and cells, and :func:`tallied` puts them in the order of all runs
+compared at once.
 """
 
 from __future__ import annotations
@@ -40,13 +41,25 @@ def three_way(rankings, models, *, users: int, seed: int, engine: str, per_topic
     if sampling:  # the exact E[N] first, to refuse unbounded work before it starts
         check_work(steps([ex for ex, _ in expectations], rankings.present, users, target_stderr, max_users),
                    engine, force)
-    bar = progress_bar(len(models) * int(rankings.present.sum()), progress and sampling, "ranking")
-    tallies = [Tally() for _ in models]
-    compare_batch(rankings, models, expectations, tallies, bar, closed=closed, users=users, seed=seed, engine=engine,
-                  per_topic=per_topic, convention=convention, target_stderr=target_stderr, max_users=max_users)
-    bar.close()
-    records, cells = tallied(models, tallies, sampling)
+    records, cells = compared([(rankings, expectations)], models, int(rankings.present.sum()), progress,
+                              closed=closed, users=users, seed=seed, engine=engine, per_topic=per_topic,
+                              convention=convention, target_stderr=target_stderr, max_users=max_users)
     return records, [ex for ex, _ in expectations], cells
+
+
+def compared(batches, models, rankings: int, progress: bool, **settings) -> tuple[list[dict], list[Cell]]:
+    """The records and cells of every model's comparisons on each (rankings, expectations) of
+    ``batches`` (all runs at once, or one batch of them after another), in the order of all runs
+    compared at once (:func:`compare_batch`, :func:`tallied`); a progress bar over ``rankings``
+    rankings a model. ``settings``: :func:`compare_batch`'s."""
+    sampling = bool(settings["users"] or settings["target_stderr"])
+    bar = progress_bar(len(models) * rankings, progress and sampling, "ranking")
+    tallies = [Tally() for _ in models]
+    for batch, expectations in batches:
+        compare_batch(batch, models, expectations, tallies, bar, **settings)
+        del batch, expectations  # (let go of before the next batch is ranked)
+    bar.close()
+    return tallied(models, tallies, sampling)
 
 
 def expectations_of(models, rankings, convention: str, extents: list | None = None) -> list[tuple]:
