@@ -4,6 +4,20 @@ by the ``rpdi`` command (:func:`experiments.cli.entry`), not by a call from Pyth
 from __future__ import annotations
 
 import os
+import sys
+
+
+def no_huge_page_advice() -> None:
+    """Have numpy not advise the kernel to back its large arrays with huge pages
+    (``NUMPY_MADVISE_HUGEPAGE=0``, numpy's own switch, read when numpy is imported: so before it
+    is), unless the variable is set already. Where transparent huge pages are given on advice
+    (``/sys/kernel/mm/transparent_hugepage/enabled`` is ``madvise``, the usual default) and the
+    kernel compacts memory to find them (``defrag`` ``madvise``, likewise), a page fault in an
+    advised array can wait for that compaction: on the benchmark machine an array of 56 MB first
+    written took 0.15 s with the advice and 0.025 s without, and ``rpdi eval`` of one MS MARCO-sized
+    run 4.0 s instead of 4.5 s (tests/benchmarks/eval_scale.py)."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 
 def reuse_freed_memory() -> None:

@@ -397,12 +397,14 @@ def entry() -> None:
     #34314) when the process ends soon after the read, as on a bad input found just after the
     qrels were read (seen in about 1 run in 15 on a loaded machine). Everything rpdi writes is
     flushed and closed by then: results atomically, worker pools and Dask clients explicitly.
-    ``rpdi eval`` and ``rpdi compare`` first have freed memory reused
-    (:func:`experiments.allocator.reuse_freed_memory`): for the process, so here, not in
+    ``rpdi eval`` and ``rpdi compare`` first have numpy give no huge-page advice and freed
+    memory reused (:func:`experiments.allocator.no_huge_page_advice`,
+    :func:`~experiments.allocator.reuse_freed_memory`): for the process, so here, not in
     :func:`main`, which Python code may call."""
     if next((a for a in sys.argv[1:] if not a.startswith("-")), None) in ("eval", "compare"):
-        from rpdi.experiments.allocator import reuse_freed_memory
+        from rpdi.experiments.allocator import no_huge_page_advice, reuse_freed_memory
 
+        no_huge_page_advice()
         reuse_freed_memory()
     try:
         status = main()

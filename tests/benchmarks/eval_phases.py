@@ -85,10 +85,11 @@ def child(argv: list[str]) -> dict:
                     spent[phase] += time.perf_counter() - start
         return wrapper
 
-    from rpdi.experiments.allocator import reuse_freed_memory
+    from rpdi.experiments.allocator import no_huge_page_advice, reuse_freed_memory
     from rpdi.experiments.cli import main
 
-    reuse_freed_memory()  # as the rpdi command has it (experiments.cli.entry)
+    no_huge_page_advice()  # as the rpdi command has them (experiments.cli.entry)
+    reuse_freed_memory()
     for phase, places in PHASES.items():
         for module, attribute in places:
             owner, _, name = attribute.rpartition(".")
