@@ -17,8 +17,10 @@ import numpy as np
 class DocnoTable:
     """The qrels' docnos by a 64-bit hash of their bytes (:func:`hashes`): ``hashes`` (one per
     docno code, all distinct), ``strings`` (the docnos, a pyarrow string array, for the exact
-    check) and ``table``, an open-addressing table (linear probing, at most half full) of the
-    codes by hash, -1 where empty.
+    check), ``table``, an open-addressing table (linear probing, at most half full) of the
+    codes by hash, -1 where empty, and ``filter``, a bit set of the hashes' top bits (at least 16
+    bits a docno; :func:`filter_bits`): most docnos of a run are not in the qrels, and a bit that
+    says so is found in a few megabytes, where the table is larger than the cache.
 
     >>> import pyarrow as pa
     >>> DocnoTable.of(pa.array(["d1", "d22", "é"])).codes(pa.array(["x", "é", "d1", "d1\\x00"])).tolist()
@@ -28,6 +30,7 @@ class DocnoTable:
     hashes: np.ndarray
     strings: object
     table: np.ndarray
+    filter: np.ndarray
 
     @classmethod
     def of(cls, strings) -> DocnoTable | None:
@@ -45,9 +48,12 @@ class DocnoTable:
             table[slot[empty]] = pending[empty]  # of several written to one slot, one stays: which, no matter
             left = table[slot] != pending
             pending, slot = pending[left], (slot[left] + 1) & (len(table) - 1)
-        for array in (keys, table):
+        top = _top_bits(keys, len(keys))
+        bits = np.zeros(1 << (_filter_width(len(keys)) - 3), dtype=np.uint8)
+        np.bitwise_or.at(bits, top >> 3, np.left_shift(1, top & 7).astype(np.uint8))
+        for array in (keys, table, bits):
             array.flags.writeable = False
-        return cls(keys, strings, table)
+        return cls(keys, strings, table, bits)
 
     def codes(self, strings, known: np.ndarray | None = None) -> np.ndarray:
         """The code of each entry of the pyarrow string array ``strings`` (int32, int64 from 2^31
@@ -69,10 +75,13 @@ class DocnoTable:
         return codes
 
     def _probe(self, wanted: np.ndarray) -> np.ndarray:
-        """The code of each of the ``wanted`` hashes, -1 if absent: from the hash's slot, the
-        slots on to the first empty one, all the hashes one slot at a time."""
+        """The code of each of the ``wanted`` hashes, -1 if absent: those the filter lets through,
+        from the hash's slot, the slots on to the first empty one, all the hashes one slot at a
+        time."""
         found = np.full(len(wanted), -1, dtype=np.int32)
-        active, slot = np.arange(len(wanted)), _slot(wanted, len(self.table))
+        top = _top_bits(wanted, len(self.hashes))
+        active = np.flatnonzero(self.filter[top >> 3] & np.left_shift(1, top & 7).astype(np.uint8))
+        slot = _slot(wanted[active], len(self.table))
         while len(active):
             entry = self.table[slot]
             hit = entry >= 0
@@ -95,7 +104,7 @@ def equal(strings, codes: np.ndarray, others, other_codes: np.ndarray) -> np.nda
     >>> equal(pa.array(["ab", "abcdefghi", "x"]), np.arange(3), pa.array(["abcdefghj", "ab"]), np.array([1, 0, 1])).tolist()
     [True, False, False]
     """
-    same = _sizes(strings)[codes] == _sizes(others)[other_codes]
+    same = _sizes(strings, codes) == _sizes(others, other_codes)
     rows = np.flatnonzero(same)
     for (at, ours), (_, theirs) in zip(_words_by_length(strings, codes[rows]),
                                        _words_by_length(others, other_codes[rows])):
@@ -136,6 +145,16 @@ def encoded(strings):
                                           call_function("take", strings, distinct))
 
 
+def _filter_width(n_keys: int) -> int:
+    """The top bits of a hash that a :class:`DocnoTable` of ``n_keys`` docnos filters by: a bit
+    set of at least 16 bits a docno (and a byte)."""
+    return max((16 * n_keys).bit_length(), 3)
+
+
+def _top_bits(hashes: np.ndarray, n_keys: int) -> np.ndarray:
+    return (hashes >> np.uint64(64 - _filter_width(n_keys))).astype(np.int64)
+
+
 def _slot(hashes: np.ndarray, size: int) -> np.ndarray:
     """The first slot of each hash in a table of ``size`` (a power of two, at least 2) slots: its top bits."""
     return (hashes >> np.uint64(65 - size.bit_length())).astype(np.int64)
@@ -152,6 +171,11 @@ def hashes(strings, codes: np.ndarray | None = None) -> np.ndarray:
     >>> bool(h[0] == h[2]), bool(h[0] == h[1]), bool(h[0] == h[3]), bool(h[4] == h[5])
     (True, False, True, True)
     """
+    if codes is None and len(strings) > JOIN_BLOCK:  # in blocks: what the words need on the way stays small
+        h = np.empty(len(strings), dtype=np.uint64)
+        for start in range(0, len(strings), JOIN_BLOCK):
+            h[start:start + JOIN_BLOCK] = hashes(strings.slice(start, JOIN_BLOCK))
+        return h
     h = None
     for rows, word in _words_by_length(strings, codes):
         if rows is None:
@@ -177,7 +201,7 @@ def byte_order(strings, codes: np.ndarray) -> np.ndarray:
     >>> byte_order(pa.array(["b", "ab", "a", "é", "z", "a\\x00"]), np.arange(6)).tolist()
     [2, 5, 1, 0, 4, 3]
     """
-    size = _sizes(strings)[codes]
+    size = _sizes(strings, codes)
     n_words = max(-(-int(size.max(initial=0)) // 8), 1)
     if len(codes) * n_words * 8 > SORT_BYTES:
         return np.argsort(np.array(strings.to_pylist(), dtype=object)[codes], kind="stable")
@@ -263,6 +287,7 @@ def string_offsets(strings) -> np.ndarray:
     return np.frombuffer(strings.buffers()[1], dtype=np.int32, count=len(strings) + 1, offset=4 * strings.offset)
 
 
-def _sizes(strings) -> np.ndarray:
-    """The byte length of each string of a pyarrow string array."""
-    return np.diff(string_offsets(strings))
+def _sizes(strings, codes: np.ndarray | None = None) -> np.ndarray:
+    """The byte length of each of ``strings[codes]`` (a pyarrow string array; codes None: all)."""
+    offsets = string_offsets(strings)
+    return np.diff(offsets) if codes is None else offsets[codes + 1] - offsets[codes]

@@ -4,7 +4,8 @@ and the table that finds a run's docnos among the qrels'."""
 import numpy as np
 import pyarrow as pa
 
-from rpdi.metrics.docnos import DocnoTable, words
+from rpdi.metrics import docnos
+from rpdi.metrics.docnos import DocnoTable, hashes, words
 
 ALPHABET = list("ab0-") + ["é", "€", "\x00"]
 
@@ -53,6 +54,29 @@ def test_a_table_finds_exactly_the_docnos_it_holds():
         wanted = [position.get(run[start + i].encode(), len(qrels) + i) for i in range(len(array))]
         assert table.codes(array).tolist() == wanted
     assert tables > 250
+
+
+def test_a_table_of_many_docnos_finds_them_behind_a_sparse_filter():
+    """A run of many docnos, a tenth of them judged: each gets its code through the filter of the
+    table's hashes, which sets at most one bit in 16 (so lets few of the others through)."""
+    rng = np.random.default_rng(8)
+    qrels = list(dict.fromkeys(f"D{rng.integers(10 ** 9)}" for _ in range(20_000)))
+    run = [q if rng.random() < 0.1 else f"D{rng.integers(10 ** 9)}x" for q in rng.choice(qrels, 100_000)]
+    table = DocnoTable.of(pa.array(qrels, pa.string()))
+    position = {q: i for i, q in enumerate(qrels)}
+    wanted = [position.get(d, len(qrels) + i) for i, d in enumerate(run)]
+    assert table.codes(pa.array(run, pa.string())).tolist() == wanted
+    assert 8 * len(table.filter) >= 16 * len(qrels)
+    assert 0 < np.unpackbits(table.filter).sum() <= len(qrels)
+
+
+def test_hashes_of_many_strings_are_taken_a_block_at_a_time_alike(monkeypatch):
+    rng = np.random.default_rng(9)
+    strings = random_strings(rng, most=200) + random_strings(rng, most=200)
+    array, start = sliced(rng, strings)
+    one_by_one = [int(hashes(pa.array([s], pa.string()))[0]) for s in strings[start:]]
+    monkeypatch.setattr(docnos, "JOIN_BLOCK", 7)
+    assert hashes(array).tolist() == one_by_one
 
 
 def test_docnos_that_differ_by_trailing_nuls_give_no_table():
