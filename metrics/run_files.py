@@ -15,6 +15,21 @@ from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.trec import Run, read_run, read_runs, run_name
 
 
+class ReadAhead:
+    """A function's result computed on a thread of its own, handed over once: :meth:`take` waits
+    for it (raising what it raised) and lets go of it, so that a run read ahead is not kept
+    alive by the :class:`RunFile` that names it; later, None."""
+
+    def __init__(self, read: Callable[[], Run]):
+        pool = ThreadPoolExecutor(max_workers=1)
+        self._future = pool.submit(read)
+        pool.shutdown(wait=False)
+
+    def take(self) -> Run | None:
+        future, self._future = self._future, None
+        return None if future is None else future.result()
+
+
 @dataclass(frozen=True)
 class RunFile:
     """A run file read only when its turn comes (:func:`run_batches`): its path (a TREC run file,
@@ -25,19 +40,32 @@ class RunFile:
     path: str
     name: str | None = None
     then: Callable[[Run], Run] | None = None
+    ahead: ReadAhead | None = None  # the file being read on a thread of its own (read_ahead)
 
     @property
     def run_name(self) -> str:
         return self.name or ("stdin" if self.path == "-" else run_name(self.path))
 
     def read(self) -> Run:
+        run = self.ahead.take() if self.ahead is not None else None
+        return self.done(self._read() if run is None else run)
+
+    def read_ahead(self) -> RunFile:
+        """This run file, from now on read on a thread of its own if it is a batch of its own
+        (:func:`run_batches`), to be taken by the first :meth:`read` (a run read while the
+        qrels are: the reader releases the GIL for most of its time)."""
+        if self.path == "-" or _file_size(self) < BATCH_BYTES:
+            return self
+        return replace(self, ahead=ReadAhead(self._read))
+
+    def _read(self) -> Run:
         table = read_table_file(self.path)
-        if table is None:  # (parsed on one core: on two, an MS MARCO-sized run's peak is 100 MB higher)
-            return self.done(read_run(self.path, threads=False))
+        if table is None:  # (parsed on one core: on several, an MS MARCO-sized run's peak is 100 MB higher)
+            return read_run(self.path, threads=False)
         runs = runs_from_table(table, self.run_name, self.path)
         if len(runs) > 1:
             raise InputError(f"{self.path}: holds {len(runs)} runs (a {RUN_COLUMN} column); give one run a file")
-        return self.done(runs[0])
+        return runs[0]
 
     def done(self, run: Run) -> Run:
         """The run read from the file, named and treated as given."""
@@ -79,9 +107,10 @@ def items_read_once(runs) -> list:
 
 def load_runs(runs) -> list[Run]:
     """Every run of :func:`run_items` read (TREC run files concurrently, sharing one docno
-    dictionary)."""
+    dictionary; a run file being read ahead, :meth:`RunFile.read_ahead`, taken as read)."""
     runs = run_items(runs)
-    files = [r for r in runs if isinstance(r, RunFile) and read_table_file(r.path, header_only=True) is None]
+    files = [r for r in runs if isinstance(r, RunFile) and r.ahead is None
+             and read_table_file(r.path, header_only=True) is None]
     if len(files) < 2:
         return [r.read() if isinstance(r, RunFile) else r for r in runs]
     read = dict(zip(map(id, files), read_runs([f.path for f in files])))

@@ -22,10 +22,6 @@ def collection(args, topics: str, diversity: bool = False, qrels=None, lazy: boo
     from rpdi.metrics.run_files import RunFile, load_runs
     from rpdi.metrics.trec import read_lengths, with_lengths
 
-    if qrels is None:
-        qrels = load_diversity_qrels(args.qrels) if diversity else load_qrels(args.qrels)
-    lengths = read_lengths(args.doc_lengths) if args.doc_lengths else None
-
     checked = set()  # a run read twice (rpdi compare, to rank it deeper) is checked once
 
     def then(run):
@@ -35,6 +31,11 @@ def collection(args, topics: str, diversity: bool = False, qrels=None, lazy: boo
         return run if lengths is None else with_lengths(run, lengths)
 
     runs = [RunFile(path, name, then) for name, path in named_runs(args.runs)]
+    if lazy and runs:  # the first run, if large, read while the qrels are
+        runs[0] = runs[0].read_ahead()
+    if qrels is None:
+        qrels = load_diversity_qrels(args.qrels) if diversity else load_qrels(args.qrels)
+    lengths = read_lengths(args.doc_lengths) if args.doc_lengths else None
     return qrels, runs if lazy else load_runs(runs)
 
 

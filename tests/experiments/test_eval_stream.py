@@ -126,6 +126,37 @@ def test_eval_holds_a_batch_of_runs_at_a_time(tmp_path, monkeypatch, most_alive,
     assert len(most_alive) == 6 and 2 <= max(most_alive) <= 4, most_alive
 
 
+def test_a_large_first_run_is_read_while_the_qrels_are(tmp_path, monkeypatch, most_alive, run_cli):
+    """The first run, a batch of its own, is being read when the qrels' reading starts (each
+    waits for the other to have begun), is read once, is not kept alive past its batch, and the
+    lines are those of runs read one after the other."""
+    import threading
+
+    from rpdi.metrics import run_files
+
+    evaluate_module = sys.modules["rpdi.metrics.evaluate"]
+    qrels, runs = _collection(tmp_path, depths=(30, 10, 30))
+    expected = run_cli(["eval", qrels, *runs, "-m", "AP", "-m", "nDCG", "--format", "trec", "-q"])
+    monkeypatch.setattr(run_files, "BATCH_BYTES", 1)
+    started, reads = threading.Event(), []
+    read_run, load_qrels = run_files.read_run, evaluate_module.load_qrels
+
+    def reading_run(path, *args, **kwargs):
+        reads.append(path)
+        started.set()
+        return read_run(path, *args, **kwargs)
+
+    def reading_qrels(path):
+        assert started.wait(10), "the first run's reading had not begun"
+        return load_qrels(path)
+
+    monkeypatch.setattr(run_files, "read_run", reading_run)
+    monkeypatch.setattr(evaluate_module, "load_qrels", reading_qrels)
+    most_alive.clear()
+    assert run_cli(["eval", qrels, *runs, "-m", "AP", "-m", "nDCG", "--format", "trec", "-q"]) == expected
+    assert reads == runs and most_alive == [1, 1, 1], (reads, most_alive)
+
+
 @pytest.mark.parametrize("how", ["records", "trec", "diversity"])
 def test_the_qrels_judgments_are_found_once_for_every_batch(tmp_path, monkeypatch, how):
     """Five runs, one a batch, on qrels whose grades have fractions (1.5): the judgments of the
@@ -152,3 +183,18 @@ def test_the_qrels_judgments_are_found_once_for_every_batch(tmp_path, monkeypatc
         measures = ["AP", "nDCG"] + (["alpha-nDCG@10"] if how == "diversity" else [])
         assert len(evaluate(qrels, runs, measures)) == 5 * len(measures)
     assert len(passed) == 10 and len(found) == len({id(q) for q in passed}) == 2, (len(passed), found)
+
+
+def test_a_first_run_read_ahead_is_read_once_when_all_runs_are_read_at_once(tmp_path, monkeypatch, run_cli):
+    """A measure that compares runs (RBO) reads every run at once (load_runs, read_runs): the
+    first run, being read ahead, is taken from its thread, not read a second time."""
+    from rpdi.metrics import run_files
+
+    qrels, runs = _collection(tmp_path, depths=(30, 10, 30))
+    expected = run_cli(["eval", qrels, *runs, "-m", "RBO(p=0.9)", "--format", "json"])
+    monkeypatch.setattr(run_files, "BATCH_BYTES", 1)
+    reads, read_run, read_runs = [], run_files.read_run, run_files.read_runs
+    monkeypatch.setattr(run_files, "read_run", lambda path, *a, **k: reads.append(path) or read_run(path, *a, **k))
+    monkeypatch.setattr(run_files, "read_runs", lambda paths: reads.extend(paths) or read_runs(paths))
+    assert run_cli(["eval", qrels, *runs, "-m", "RBO(p=0.9)", "--format", "json"]) == expected
+    assert sorted(reads) == sorted(runs), reads
