@@ -36,6 +36,7 @@ from typing import Callable
 
 import numpy as np
 
+from rpdi.metrics.errors import InputError
 from rpdi.metrics.rankings import deepened
 from rpdi.metrics.run_files import item_name, items_read_once, load_runs, run_batches
 from rpdi.metrics.ties import reorderings
@@ -44,7 +45,7 @@ from rpdi.simulate.confirm import confirmation
 from rpdi.simulate.exact_checks import reading_cells
 from rpdi.simulate.three_way import compared, expectations_of
 from rpdi.simulate.work import check_work, steps
-from rpdi.usermodels.exact import extent, wider
+from rpdi.usermodels.exact import alike, extent, wider
 from rpdi.usermodels.tie_orders import TieOrders, population_rate
 
 
@@ -125,6 +126,11 @@ def survey(qrels, batches, rank, models: list, *, ties: str, seed: int, conventi
         del runs
         expectations = expectations_of(found.models, rankings, convention)
         extents = [(extent(ex), extent(closed) if convention == "stop" else None) for ex, closed in expectations]
+        for model, (a, _), (x, _) in zip(found.models, found.extents, extents):
+            if not alike(a, x):
+                raise InputError(f"{model.measure.text}: a mixture whose number of variants depends on the runs "
+                                 f"({len(a)} for some, {len(x)} for others) is not simulated a batch of runs at a "
+                                 f"time; give every collection the same variants (weight 0 where one does not apply)")
         found.extents = extents if not found.extents else [
             (wider(a, x), None if b is None else wider(b, y)) for (a, b), (x, y) in zip(found.extents, extents)]
         found.depth = max(found.depth, rankings.depth)

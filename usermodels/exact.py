@@ -189,6 +189,19 @@ def extent(expectations: Expectations) -> int | tuple:
     return expectations.reach.shape[-1]
 
 
+def alike(a: int | tuple, b: int | tuple) -> bool:
+    """Whether two extents (:func:`extent`) of one model are of parts alike, as :func:`wider`
+    needs: a mixture's as many variants, each alike. A mixture whose number of variants depends
+    on the rankings gives batches of runs extents unlike.
+
+    >>> alike((3, 5), (4, 2)), alike((3, 5), (3, 5, 1)), alike(2, (2,))
+    (True, False, False)
+    """
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(alike(x, y) for x, y in zip(a, b))
+    return not isinstance(a, tuple) and not isinstance(b, tuple)
+
+
 def wider(a: int | tuple, b: int | tuple) -> int | tuple:
     """The extent (:func:`extent`) that covers both ``a`` and ``b``, two parts' of the same
     model: the longer propagation of each variant.

@@ -5,7 +5,10 @@ grades (one intent's judgments; later, one order of tied documents): a
 :class:`metrics.rankings.Rankings` with the same runs, topics and depth. A :class:`Mixture` gives,
 for a collection, its variants v = 1..V and their weights w_v >= 0 per (run, topic)
 (:meth:`Mixture.variants`). Its user draws a variant with probability proportional to w_v,
-once, at the start, and is then the ``inner`` model's user on that variant. So:
+once, at the start, and is then the ``inner`` model's user on that variant. V is the mixture's
+own, whatever the collection (a variant that does not apply has weight 0): ``simulate`` values
+a batch of runs at a time, and refuses a mixture whose number of variants differs between
+batches. So:
 
 * exact (:func:`usermodels.exact.exact`): every expectation is the weighted mean of the inner
   model's on each variant, sum_v p_v E_v[.], with p_v = w_v / sum_u w_u (:meth:`Mixture.shares`;

@@ -3,11 +3,13 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rpdi.metrics.errors import InputError
 from rpdi.simulate import simulate
-from rpdi.usermodels import exact
+from rpdi.usermodels import exact, model_for
+from rpdi.usermodels.mixture import Mixture
 
 # sums over padded ranks (RBP, RBP2 without a cutoff), users who read on past the ranking while
 # those of other rankings do (INST, IFT-C2, NERR10, AP's), a diversity of aggregations and cutoffs
@@ -87,3 +89,22 @@ def test_diversity_measures_one_batch_at_a_time(batch_bytes):
     together = simulate(str(data / "qrels.txt"), runs, measures, **options)
     batch_bytes(1)
     assert as_json(simulate(str(data / "qrels.txt"), runs, measures, **options)) == as_json(together)
+
+
+class OnePerRank(Mixture):
+    """A user of a mixture of as many copies of the rankings as they are deep: its number of
+    variants depends on the runs."""
+
+    def variants(self, rankings):
+        return [rankings] * rankings.depth, np.ones(rankings.depth)
+
+
+def test_a_mixture_whose_variants_depend_on_the_runs_is_refused_a_batch_at_a_time(batch_bytes, six_run_files):
+    qrels, runs = six_run_files
+    rr = model_for("RR")
+    records = simulate(qrels, runs, [OnePerRank(rr, rr.measure)], users=0)  # all at once: one collection
+    assert records and all(r["exact"] == pytest.approx(r["closed_form"], abs=1e-12)  # copies of RR's user: RR
+                           for r in records if r["exact"] is not None)
+    batch_bytes(1)
+    with pytest.raises(InputError, match=r"RR: a mixture whose number of variants depends on the runs \(\d+ for "):
+        simulate(qrels, runs, [OnePerRank(rr, rr.measure)], users=0)
