@@ -29,6 +29,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from rpdi.metrics.errors import InputError
+from rpdi.metrics.plain_text import has_empty_field, plain
 
 
 def to_numpy(array) -> np.ndarray:
@@ -337,7 +338,52 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
     the file's last line that is not a comment (a run's tag is trec_eval's runid). With
     ``shared_docnos`` the docnos of a file pyarrow's reader takes stay plain strings and no
     file's are checked for duplicates: :func:`read_runs` encodes them with other files' and
-    checks them."""
+    checks them. A plain run file (:func:`metrics.plain_text.plain`) is parsed from the file, a
+    block at a time; any other file, or one pyarrow refuses, from its bytes."""
+    columns, last_line, kept = _from_file(path, threads) if layout is RUN else (None, "", None)
+    if columns is None:
+        columns, last_line, kept = _from_bytes(path, layout, threads)
+    if columns is not None:
+        from rpdi.metrics.docnos import encoded, hashes
+
+        # a run read alone keeps a docno per line (:class:`Run`): encoding them would cost more
+        # than the rest of reading, and a run's docnos are nearly all distinct
+        per_line = layout is RUN and not shared_docnos
+        as_strings = ("docno",) if shared_docnos or per_line else ()
+        for name in layout.text:
+            if name not in as_strings and not hasattr(columns[name], "indices"):
+                columns[name] = (encoded(columns[name]) if name == "docno"  # nearly all distinct
+                                 else call_function("dictionary_encode", columns[name]))
+        if per_line and not hasattr(columns["docno"], "indices"):  # for the duplicates and the join
+            columns["docno_hashes"] = hashes(columns["docno"])
+        if _values_ok(columns, layout, duplicates=not shared_docnos):
+            if per_line and not hasattr(columns["docno"], "indices"):
+                columns["docno"] = every_entry(columns["docno"])
+            return columns, last_line
+    raise InputError(_diagnose(path, _load_bytes(path) if kept is None else kept, layout))
+
+
+def _from_file(path: str, threads: bool) -> tuple[dict | None, str, None]:
+    """A plain run file's columns (:func:`metrics.plain_text.plain`), parsed by pyarrow from the
+    file a block at a time, and its last line; None for the columns if it is not plain or pyarrow
+    refuses it."""
+    import pyarrow as pa
+
+    found = plain(path) if path != "-" else None
+    if found is None:
+        return None, "", None
+    try:
+        with pa.OSFile(path) as source:
+            columns = _csv_columns(source, RUN, found.delimiter, found.first_line, threads)
+    except Exception:  # fields unlike the first line's, or the file changed: its bytes are read
+        return None, "", None
+    return columns, found.last_line.decode(), None
+
+
+def _from_bytes(path: str, layout: Layout, threads: bool) -> tuple[dict | None, str, bytes | None]:
+    """The layout's columns of the file's bytes (None if they are not parsed; pyarrow's text
+    columns as plain strings), the file's last line that is not a comment, and the bytes of
+    standard input (read again to name a bad line: a file is read again from disk)."""
     data = _load_bytes(path)
     nul = data.find(b"\x00")
     if nul >= 0:
@@ -374,27 +420,7 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
     if columns is not None and layout is QRELS:
         columns["whole"] = _strtol_grades(body, columns["grade"])
     last_line = body[body.rfind(b"\n", 0, end) + 1: end].decode()
-    # the file's bytes freed before the text is encoded (read again to name a bad line)
-    kept = data if path == "-" else None
-    del data, body
-    if columns is not None:
-        from rpdi.metrics.docnos import encoded, hashes
-
-        # a run read alone keeps a docno per line (:class:`Run`): encoding them would cost more
-        # than the rest of reading, and a run's docnos are nearly all distinct
-        per_line = layout is RUN and not shared_docnos
-        plain = ("docno",) if shared_docnos or per_line else ()
-        for name in layout.text:
-            if name not in plain and not hasattr(columns[name], "indices"):
-                columns[name] = (encoded(columns[name]) if name == "docno"  # nearly all distinct
-                                 else call_function("dictionary_encode", columns[name]))
-        if per_line and not hasattr(columns["docno"], "indices"):  # for the duplicates and the join
-            columns["docno_hashes"] = hashes(columns["docno"])
-        if _values_ok(columns, layout, duplicates=not shared_docnos):
-            if per_line and not hasattr(columns["docno"], "indices"):
-                columns["docno"] = every_entry(columns["docno"])
-            return columns, last_line
-    raise InputError(_diagnose(path, _load_bytes(path) if kept is None else kept, layout))
+    return columns, last_line, data if path == "-" else None  # (the file's bytes freed before the text is encoded)
 
 
 # a qrels grade written with an exponent (the last field of its line), and its leading integer;
@@ -447,27 +473,38 @@ def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool)
     """The columns of a file whose fields are separated by single ``delimiter`` characters (a
     space or a tab), read by pyarrow's CSV reader; ValueError (the general parser then decides)
     if a line has another number of fields than the first, or an empty field: a delimiter
-    doubled, or starting or ending a line (:func:`_has_empty_field`, on the bytes). Only the
-    layout's text (as plain strings, encoded by the caller once the file's bytes are freed) and
-    number columns are converted; the file's bytes are read in place."""
+    doubled, or starting or ending a line (:func:`metrics.plain_text.has_empty_field`, on the
+    bytes). The file's bytes are read in place (:func:`_csv_columns`)."""
+    import pyarrow as pa
+
+    if has_empty_field(data, delimiter.encode()):
+        raise ValueError("an empty field")
+    first = data[:data.find(b"\n")] if b"\n" in data else data
+    return _csv_columns(pa.BufferReader(data), layout, delimiter, first, threads)
+
+
+def _csv_columns(source, layout: Layout, delimiter: str, first_line: bytes, threads: bool) -> dict:
+    """The layout's columns of ``source`` (a pyarrow buffer reader, or a file's path: read a block
+    at a time) by pyarrow's CSV reader, its fields separated by single ``delimiter`` characters as
+    on its first line and checked for empty fields already; ValueError (the general parser then
+    decides) if a line has another number of fields than the first. Only the layout's text (as
+    plain strings, encoded by the caller once the file's bytes are freed) and number columns are
+    converted."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    first = data[:data.find(b"\n")] if b"\n" in data else data
-    width = first.count(delimiter.encode()) + 1
+    width = first_line.count(delimiter.encode()) + 1
     if width < len(layout.fields) or (layout.max_fields and width > layout.max_fields):
         raise ValueError(f"{width} fields on the first line")
-    if _has_empty_field(data, delimiter.encode()):
-        raise ValueError("an empty field")
     names = list(layout.fields) + [f"extra{i}" for i in range(width - len(layout.fields))]
     # text read as strings (a dictionary column of the CSV reader costs more)
     kept = list(layout.text + layout.numbers)
     types = {name: pa.float64() if name in layout.numbers else pa.string() for name in kept}
     table = pcsv.read_csv(
-        pa.BufferReader(data),
+        source,
         read_options=pcsv.ReadOptions(column_names=names, use_threads=threads),
         parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False),
-        # (the file's bytes were checked as UTF-8 already: _read_table)
+        # (the bytes were checked as UTF-8, or ASCII, already: _read_table, metrics.plain_text)
         convert_options=pcsv.ConvertOptions(column_types=types, strings_can_be_null=False, include_columns=kept,
                                             check_utf8=False),
     )
@@ -480,36 +517,6 @@ def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool)
         columns[name] = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
         del column
     return columns
-
-
-def _has_empty_field(data: bytes, delimiter: bytes) -> bool:
-    """Whether a line of ``data`` has an empty field between ``delimiter`` characters (a space or
-    a tab: a byte below 33, as the search assumes): the delimiter doubled, or at the start or end
-    of a line or of the file (a blank line has none).
-
-    >>> [_has_empty_field(x, b" ") for x in (b"a b\\nc d\\n", b"a  b\\n", b" a\\n", b"a \\r\\nb\\n", b"a\\n\\nb\\n", b"a ")]
-    [False, True, True, True, False, True]
-    """
-    b = np.frombuffer(data, dtype=np.uint8)
-    if not len(b) or b[0] == delimiter[0] or b[-1] == delimiter[0]:
-        return bool(len(b))
-    # a pass over each block of bytes, a block and its next byte at a time (the masks of a whole
-    # file would cost several times its size; searching it for each two-byte pattern, three times
-    # the time): two neighbours at most 32 (blanks, line ends, other control bytes), rare but for
-    # CRLF and blank lines, are looked at again
-    d = delimiter[0]
-    for start in range(0, len(b), EMPTY_FIELD_BLOCK):
-        block = b[start:start + EMPTY_FIELD_BLOCK + 1]
-        low = block <= 32
-        pairs = np.flatnonzero(low[:-1] & low[1:])
-        first, second = block[pairs], block[pairs + 1]
-        end_first = (first == 10) | (first == 13)  # LF, or the CR of a CRLF
-        if (((first == d) & ((second == d) | (second == 10) | (second == 13))) | (end_first & (second == d))).any():
-            return True
-    return False
-
-
-EMPTY_FIELD_BLOCK = 1 << 20
 
 
 def _parse_white_space(data: bytes, layout: Layout, width: int) -> dict:

@@ -397,36 +397,6 @@ def test_subprocess_good_input(tmp_path, write):
     assert record["value"] == pytest.approx((0.5 + 0.5) / 2)
 
 
-def _oracle_empty_field(data: bytes, delimiter: bytes) -> bool:
-    for line in data.split(b"\n"):
-        line = line[:-1] if line.endswith(b"\r") else line
-        if line and b"" in line.split(delimiter):
-            return True
-    return False
-
-
-@pytest.mark.parametrize("delimiter", [b" ", b"\t"])
-@pytest.mark.parametrize("block", [None, 3])  # the file's bytes in blocks: one, or many
-def test_empty_field_check_equals_a_line_by_line_scan(delimiter, block, monkeypatch):
-    import numpy as np
-
-    from rpdi.metrics import trec
-    from rpdi.metrics.trec import _has_empty_field
-
-    if block:
-        monkeypatch.setattr(trec, "EMPTY_FIELD_BLOCK", block)
-
-    rng = np.random.default_rng(3)
-    pieces = [b"a", b"bc", delimiter, b"\n", b"\r\n"]
-    found = set()
-    for _ in range(3000):
-        data = b"".join(rng.choice(pieces, size=int(rng.integers(1, 12)), p=[0.3, 0.2, 0.3, 0.15, 0.05]))
-        expected = _oracle_empty_field(data, delimiter)
-        assert _has_empty_field(data, delimiter) == expected, data
-        found.add(expected)
-    assert found == {True, False}
-
-
 # ------------------------------------------------------------------------- a run read alone
 
 @pytest.mark.parametrize("hashes_meet", [False, True])
