@@ -13,7 +13,7 @@ from rpdi.metrics.diversity import (DiversityQrels, IntentProbabilities, diversi
 from rpdi.metrics.measures.registry import Measure
 from rpdi.metrics.names import parse_measure
 from rpdi.metrics.records import records_frame
-from rpdi.metrics.rankings import Rankings, build_rankings, truncate
+from rpdi.metrics.rankings import Rankings, build_rankings, judgments, truncate
 from rpdi.metrics.rankings import judged_only as judged_only_rankings
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.frames import diversity_qrels_from_table, qrels_from, read_table_file
@@ -129,9 +129,13 @@ def preparer(qrels, topics: str = "qrels", compat: str = "trec_eval", max_docs: 
     """:func:`prepare` for one batch of runs after another (:func:`run_batches`): a function of
     the runs, the qrels read and given integer grades once (:func:`loaded`,
     :func:`integer_grades`), so that every batch ranks against the same qrels objects, whose
-    judgments are then found once (:func:`metrics.rankings.build_rankings` keeps them by identity)."""
+    judgments are then found once (:func:`metrics.rankings.build_rankings` keeps them by identity):
+    now, before the first batch is read (``rpdi eval`` reads its first run on a thread meanwhile,
+    :meth:`metrics.run_files.RunFile.read_ahead`)."""
     qrels, intents = loaded(qrels, diversity, compat, intents)
     integer = integer_grades(qrels)
+    for q in () if diversity else (qrels, integer) if integer is not None else (qrels,):
+        judgments(q)
 
     def build(q, runs) -> Rankings:
         if diversity:

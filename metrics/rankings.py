@@ -95,7 +95,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
 
     # topic and docno columns as dictionary arrays: the joins below work on integer codes
     columns = [(qrels.topic, qrels.docno)] + [(r.topic, r.docno) for r in runs]
-    side = _judgments(qrels)
+    side = judgments(qrels)
     topic_ids, Nq = side.topic_ids, len(qrels.docno.dictionary)
     T = len(topic_ids)
     # the qrels' docnos have their codes, 0..Nq-1, the runs' other docnos codes from Nq on, one per
@@ -162,7 +162,7 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
                     tie=tied)
 
 
-def _grades(side: "_Judgments", t: np.ndarray, d: np.ndarray, Nq: int):
+def _grades(side: "Judgments", t: np.ndarray, d: np.ndarray, Nq: int):
     """Each line's grade (0 unless judged positive), whether it is judged (grade >= 0) and
     whether it is in the qrels at all, for lines of topic codes ``t`` and document codes ``d``
     (a qrels docno's below ``Nq``): only the lines of a qrels docno are looked up."""
@@ -186,7 +186,7 @@ def _grades(side: "_Judgments", t: np.ndarray, d: np.ndarray, Nq: int):
 
 
 @dataclass(frozen=True)
-class _Judgments:
+class Judgments:
     """What :func:`build_rankings` needs of the qrels alone, whatever the runs: the topics, and
     the qrels' documents (their docno dictionary's codes 0..Nq-1) by topic. A document judged
     for one topic only (the usual case) is looked up by its code (``only_topic``, ``only_grade``;
@@ -205,11 +205,11 @@ class _Judgments:
     docnos: DocnoTable | None  # the qrels' docnos by hash (None: joined by unifying dictionaries)
 
 
-_JUDGMENTS: dict[int, tuple[Qrels, _Judgments]] = {}  # by identity: the last qrels and its integer grades'
+_JUDGMENTS: dict[int, tuple[Qrels, Judgments]] = {}  # by identity: the last qrels and its integer grades'
 
 
-def _judgments(qrels: Qrels) -> _Judgments:
-    """The qrels' :class:`_Judgments`, computed once for the runs evaluated one after another
+def judgments(qrels: Qrels) -> Judgments:
+    """The qrels' :class:`Judgments`, computed once for the runs evaluated one after another
     (the last two qrels are kept: evaluate prepares rankings with a qrels and its integer grades).
     Its arrays are read-only: they are shared by every :class:`Rankings` of the qrels."""
     kept = _JUDGMENTS.get(id(qrels))
@@ -230,7 +230,7 @@ def _judgments(qrels: Qrels) -> _Judgments:
     judged = qrels.grade >= 0
     ideal, n_judged = _ideal(q_topic[judged], qrels.grade[judged], T)
     positive = qrels.grade[qrels.grade > 0]
-    side = _Judgments(topic_ids, only_topic, only_grade, shared, key[order], qrels.grade[several][order], ideal,
+    side = Judgments(topic_ids, only_topic, only_grade, shared, key[order], qrels.grade[several][order], ideal,
                       n_judged, float(positive.max()) if positive.size else 0.0, DocnoTable.of(qrels.docno.dictionary))
     for array in (topic_ids, only_topic, only_grade, shared, side.key, side.key_grade, ideal, n_judged):
         array.flags.writeable = False

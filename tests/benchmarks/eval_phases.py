@@ -40,7 +40,7 @@ def _sibling(name: str):
 PHASES = {
     "read qrels": [("rpdi.experiments.commands.eval", "collection")],
     "read runs": [("rpdi.metrics.evaluate", "run_batches")],
-    "qrels side": [("rpdi.metrics.rankings", "_judgments")],
+    "qrels side": [("rpdi.metrics.rankings", "judgments")],
     "docno join": [("rpdi.metrics.docnos", "DocnoTable.codes")],
     "sort": [("rpdi.metrics.rankings", "order_run")],  # ties broken too
     "rankings": [("rpdi.metrics.evaluate", "build_rankings")],  # less the three above it

@@ -46,7 +46,7 @@ def test_join_equals_a_dict_join_and_the_unified_dictionaries(seed, qrels_nul, r
     if collide:  # every hash the same: the unified dictionaries' join
         monkeypatch.setattr(docnos, "hashes",
                             lambda strings, codes=None: np.zeros(len(strings if codes is None else codes), np.uint64))
-    assert (rk._judgments(qrels).docnos is None) == (qrels_nul or collide)
+    assert (rk.judgments(qrels).docnos is None) == (qrels_nul or collide)
     for each in ([runs[0]], runs):  # one run; two with a dictionary each
         got = rk.build_rankings(qrels, each)
         q_codes = {d: i for i, d in enumerate(qrels.docno.dictionary.to_pylist())}
@@ -95,7 +95,7 @@ def test_a_run_read_alone_is_hashed_once_and_joins_as_without_its_hashes(seed, t
 
     qrels_dict, runs = _case(seed, False, False)
     qrels = qrels_from_dict(qrels_dict)
-    rk._judgments(qrels)  # the qrels' side, hashed before what is counted
+    rk.judgments(qrels)  # the qrels' side, hashed before what is counted
     path = tmp_path / "r.run"
     path.write_text("".join(f"{t} Q0 {d} 0 {x} tag\n" for t, d, x in
                             zip(runs[0].topic.to_pylist(), runs[0].docno.to_pylist(), runs[0].score)))
