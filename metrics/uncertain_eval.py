@@ -27,7 +27,7 @@ import numpy as np
 
 from rpdi.metrics.errors import InputError
 from rpdi.metrics.frames import IRDS_PREFIX, read_table_file
-from rpdi.metrics.trec import Qrels, _load_bytes
+from rpdi.metrics.trec import Qrels
 from rpdi.metrics.uncertain import UncertainQrels, combine_assessors, load_uncertain_qrels, stdin_bytes
 
 # a line whose fourth field (GRADES) holds a colon: grade:probability pairs
@@ -43,11 +43,35 @@ def has_pairs(path) -> bool:
     path = os.fspath(path)
     if path == "-":
         data = stdin_bytes()
-    elif path.startswith(IRDS_PREFIX) or not os.path.isfile(path) or read_table_file(path, header_only=True):
+        return b":" in data and _PAIRS.search(data) is not None
+    if path.startswith(IRDS_PREFIX) or not os.path.isfile(path) or read_table_file(path, header_only=True):
         return False  # the ordinary reader says what is wrong with a missing file
-    else:
-        data = _load_bytes(path)
-    return b":" in data and _PAIRS.search(data) is not None
+    return _file_has_pairs(path)
+
+
+def _file_has_pairs(path: str) -> bool:
+    """Whether the file at ``path`` (plain or .gz) has a line with a pair, read a block at a time
+    (a line across two blocks is searched with the second); False if it cannot be read (the
+    ordinary reader says why)."""
+    import gzip
+    import zlib
+
+    try:
+        with open(path, "rb") as raw:
+            gzipped = raw.read(2) == b"\x1f\x8b"
+        with (gzip.open if gzipped else open)(path, "rb") as fh:
+            unfinished = b""
+            while block := fh.read(PAIRS_BLOCK):
+                data = unfinished + block if unfinished else block
+                if b":" in data and _PAIRS.search(data):
+                    return True
+                unfinished = data[data.rfind(b"\n") + 1:]
+    except (OSError, EOFError, zlib.error):
+        return False
+    return False
+
+
+PAIRS_BLOCK = 1 << 24  # bytes of a qrels file searched for a pair at a time
 
 
 def is_uncertain(qrels, measures=()) -> bool:
