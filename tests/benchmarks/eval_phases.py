@@ -40,14 +40,14 @@ def _sibling(name: str):
 PHASES = {
     "read qrels": [("rpdi.experiments.commands.eval", "collection")],
     "read runs": [("rpdi.metrics.evaluate", "run_batches")],
-    "qrels side": [("rpdi.metrics.rankings", "judgments")],
+    "qrels side": [("rpdi.metrics.evaluate", "judgments")],  # found before the first batch (preparer)
     "docno join": [("rpdi.metrics.docnos", "DocnoTable.codes")],
     "sort": [("rpdi.metrics.rankings", "order_run")],  # ties broken too
-    "rankings": [("rpdi.metrics.evaluate", "build_rankings")],  # less the three above it
+    "rankings": [("rpdi.metrics.evaluate", "build_rankings")],  # less the two above it
     "measures": [("rpdi.metrics.evaluate", "compute")],
     "output": [("rpdi.experiments.commands.eval", "format_eval")],
 }
-INSIDE = {"rankings": ("qrels side", "docno join", "sort")}
+INSIDE = {"rankings": ("docno join", "sort")}
 
 
 def child(argv: list[str]) -> dict:
