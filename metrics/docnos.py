@@ -19,7 +19,7 @@ class DocnoTable:
     docno code, all distinct), ``strings`` (the docnos, a pyarrow string array, for the exact
     check), ``table``, an open-addressing table (linear probing, at most half full) of the
     codes by hash, -1 where empty, and ``filter``, a bit set of the hashes' top bits (at least 16
-    bits a docno; :func:`filter_bits`): most docnos of a run are not in the qrels, and a bit that
+    bits a docno; :func:`_filter_width`): most docnos of a run are not in the qrels, and a bit that
     says so is found in a few megabytes, where the table is larger than the cache.
 
     >>> import pyarrow as pa

@@ -11,6 +11,8 @@ field: a delimiter doubled, or at the start or end of a line or of the file
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,14 +33,17 @@ class Plain:
 
 
 def plain(path: str) -> Plain | None:
-    """The file at ``path`` as :class:`Plain`, or None if a check fails, it is blank or cannot be
-    read (the reader of its bytes then decides), or its last line starts in an earlier block."""
+    """The file at ``path`` as :class:`Plain`, or None if a check fails, it is blank, is not a
+    regular file or cannot be read (the reader of its bytes then decides), or its last line
+    starts in an earlier block."""
     seen: set[bytes] = set()
     first_line, head_done = b"", False
     last = last_byte = None
     last_is_first = False
     try:
         with open(path, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # a device, a pipe: not read here
+                return None
             while block := fh.read(SCAN_BLOCK):
                 if last_byte is None and block[:2] == b"\x1f\x8b":
                     return None

@@ -7,8 +7,9 @@ a line whose first non-blank character is ``#`` is a comment, and files may be g
 as trec_eval names them use the integer part, see :mod:`metrics.evaluate`). The rank column and the order of lines are
 ignored: ranking order is decided later, from the scores (see :mod:`metrics.rankings`).
 
-Files with single spaces between fields (the common case) are parsed by pyarrow's CSV reader;
-files with tabs, runs of blanks or extra fields by pandas' white-space parser. Whenever a file
+Files with single spaces between fields (the common case) are parsed by pyarrow's CSV reader (a
+plain run file from the disk itself, a block at a time: :mod:`metrics.plain_text`); files with
+tabs, runs of blanks or extra fields by pandas' white-space parser. Whenever a file
 fails a check, it is scanned once more line by line, only to name the first offending line: an
 error costs time, a good file does not.
 """
@@ -484,8 +485,8 @@ def _parse_delimited(data: bytes, layout: Layout, delimiter: str, threads: bool)
 
 
 def _csv_columns(source, layout: Layout, delimiter: str, first_line: bytes, threads: bool) -> dict:
-    """The layout's columns of ``source`` (a pyarrow buffer reader, or a file's path: read a block
-    at a time) by pyarrow's CSV reader, its fields separated by single ``delimiter`` characters as
+    """The layout's columns of ``source`` (a pyarrow buffer reader, or a file opened by pyarrow:
+    read a block at a time) by pyarrow's CSV reader, its fields separated by single ``delimiter`` characters as
     on its first line and checked for empty fields already; ValueError (the general parser then
     decides) if a line has another number of fields than the first. Only the layout's text (as
     plain strings, encoded by the caller once the file's bytes are freed) and number columns are
