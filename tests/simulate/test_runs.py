@@ -108,3 +108,31 @@ def test_a_mixture_whose_variants_depend_on_the_runs_is_refused_a_batch_at_a_tim
     batch_bytes(1)
     with pytest.raises(InputError, match=r"RR: a mixture whose number of variants depends on the runs \(\d+ for "):
         simulate(qrels, runs, [OnePerRank(rr, rr.measure)], users=0)
+
+
+def test_the_survey_lets_a_batch_s_rankings_go_before_the_next_is_ranked(batch_bytes, six_run_files):
+    """Each run a batch: when a batch is ranked, no earlier batch's rankings (nor their exact
+    values) are alive; the last one's are kept only when it is the only batch."""
+    import gc
+    import weakref
+
+    from rpdi.metrics.evaluate import load_qrels
+    from rpdi.metrics.run_files import run_batches
+    from rpdi.simulate.api import rankings_of
+    from rpdi.simulate.runs import survey
+
+    qrels, runs = six_run_files
+    qrels = load_qrels(qrels)
+    batch_bytes(1)
+    made, alive = [], []
+
+    def rank(batch):
+        gc.collect()
+        alive.append(sum(ref() is not None for ref in made))
+        rankings = rankings_of(qrels, batch, "qrels", False)
+        made.append(weakref.ref(rankings))
+        return rankings
+
+    found = survey(qrels, run_batches(runs), rank, [model_for("AP")], ties="trec_eval", seed=1,
+                   convention="unknown", work=None)
+    assert found.batches == 6 and found.only is None and alive == [0] * 6, alive
