@@ -48,9 +48,8 @@ class DocnoTable:
             table[slot[empty]] = pending[empty]  # of several written to one slot, one stays: which, no matter
             left = table[slot] != pending
             pending, slot = pending[left], (slot[left] + 1) & (len(table) - 1)
-        top = _top_bits(keys, len(keys))
         bits = np.zeros(1 << (_filter_width(len(keys)) - 3), dtype=np.uint8)
-        np.bitwise_or.at(bits, top >> 3, np.left_shift(1, top & 7).astype(np.uint8))
+        np.bitwise_or.at(bits, *_filter_bits(keys, len(keys)))
         for array in (keys, table, bits):
             array.flags.writeable = False
         return cls(keys, strings, table, bits)
@@ -79,8 +78,8 @@ class DocnoTable:
         from the hash's slot, the slots on to the first empty one, all the hashes one slot at a
         time."""
         found = np.full(len(wanted), -1, dtype=np.int32)
-        top = _top_bits(wanted, len(self.hashes))
-        active = np.flatnonzero(self.filter[top >> 3] & np.left_shift(1, top & 7).astype(np.uint8))
+        byte, bit = _filter_bits(wanted, len(self.hashes))
+        active = np.flatnonzero(self.filter[byte] & bit)
         slot = _slot(wanted[active], len(self.table))
         while len(active):
             entry = self.table[slot]
@@ -151,8 +150,11 @@ def _filter_width(n_keys: int) -> int:
     return max((16 * n_keys).bit_length(), 3)
 
 
-def _top_bits(hashes: np.ndarray, n_keys: int) -> np.ndarray:
-    return (hashes >> np.uint64(64 - _filter_width(n_keys))).astype(np.int64)
+def _filter_bits(hashes: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where each hash's bit is in the filter of a :class:`DocnoTable` of ``n_keys`` docnos: the
+    byte (its top bits but the last 3) and the bit in it (those 3)."""
+    top = (hashes >> np.uint64(64 - _filter_width(n_keys))).astype(np.int64)
+    return top >> 3, np.left_shift(1, top & 7).astype(np.uint8)
 
 
 def _slot(hashes: np.ndarray, size: int) -> np.ndarray:

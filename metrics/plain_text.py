@@ -53,8 +53,8 @@ def plain(path: str) -> Plain | None:
                 if len(seen) > 1:
                     return None
                 delimiter = next(iter(seen), None)
-                if delimiter is not None and (_empty_pair(last_byte, block[:1], delimiter)
-                                              or _empty_pairs(block, delimiter)):
+                across = (last_byte or b"") + block[:1]  # the last byte of the block before and this one's first
+                if delimiter is not None and any(_empty_pairs(b, delimiter) for b in (across, block)):
                     return None
                 if not block.isspace():
                     last, last_is_first = block, last_byte is None
@@ -88,16 +88,9 @@ def has_empty_field(data: bytes, delimiter: bytes) -> bool:
     return _empty_pairs(data, delimiter)
 
 
-def _empty_pair(first: bytes | None, second: bytes, delimiter: bytes) -> bool:
-    """Whether two neighbouring bytes (the last of a block and the first of the next) make an
-    empty field: the delimiter twice, or next to a line end (LF, or the CR of a CRLF)."""
-    ends = (b"\n", b"\r")
-    return first == delimiter and (second == delimiter or second in ends) or first in ends and second == delimiter
-
-
 def _empty_pairs(data: bytes, delimiter: bytes) -> bool:
-    """Whether two neighbouring bytes of ``data`` make an empty field (:func:`_empty_pair`). A
-    pass over each block of bytes, a block and its next byte at a time (the masks of a whole file
+    """Whether two neighbouring bytes of ``data`` make an empty field: the delimiter twice, or next
+    to a line end (LF, or the CR of a CRLF). A pass over each block of bytes, a block and its next byte at a time (the masks of a whole file
     would cost several times its size; searching it for each two-byte pattern, three times the
     time): two neighbours at most 32 (blanks, line ends, other control bytes), rare but for CRLF
     and blank lines, are looked at again."""

@@ -159,12 +159,8 @@ def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
     if dup is not None:
         sources = " and ".join(source for name, source in names if name == dup)
         raise InputError(f"runs {sources} have the same name {dup!r}; name them NAME=PATH")
-    if len(items) < 2 or any(m.spec.between_runs for m in measures):
-        read = load_runs(items)
-        return_freed_memory()
-        yield read
-        return
-    batches = _batched(items)
+    at_once = len(items) < 2 or any(m.spec.between_runs for m in measures)
+    batches = [items] if at_once else _batched(items)
     with ThreadPoolExecutor(max_workers=1) as reader:
         ahead = None
         for batch, after in zip(batches, batches[1:] + [None]):

@@ -341,9 +341,8 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
     file's are checked for duplicates: :func:`read_runs` encodes them with other files' and
     checks them. A plain run file (:func:`metrics.plain_text.plain`) is parsed from the file, a
     block at a time; any other file, or one pyarrow refuses, from its bytes."""
-    columns, last_line, kept = _from_file(path, threads) if layout is RUN else (None, "", None)
-    if columns is None:
-        columns, last_line, kept = _from_bytes(path, layout, threads)
+    from_file = _from_file(path, threads) if layout is RUN else None
+    columns, last_line, kept = (*from_file, None) if from_file else _from_bytes(path, layout, threads)
     if columns is not None:
         from rpdi.metrics.docnos import encoded, hashes
 
@@ -364,21 +363,20 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
     raise InputError(_diagnose(path, _load_bytes(path) if kept is None else kept, layout))
 
 
-def _from_file(path: str, threads: bool) -> tuple[dict | None, str, None]:
+def _from_file(path: str, threads: bool) -> tuple[dict, str] | None:
     """A plain run file's columns (:func:`metrics.plain_text.plain`), parsed by pyarrow from the
-    file a block at a time, and its last line; None for the columns if it is not plain or pyarrow
-    refuses it."""
+    file a block at a time, and its last line; None if it is not plain or pyarrow refuses it."""
     import pyarrow as pa
 
     found = plain(path) if path != "-" else None
     if found is None:
-        return None, "", None
+        return None
     try:
         with pa.OSFile(path) as source:
             columns = _csv_columns(source, RUN, found.delimiter, found.first_line, threads)
     except Exception:  # fields unlike the first line's, or the file changed: its bytes are read
-        return None, "", None
-    return columns, found.last_line.decode(), None
+        return None
+    return columns, found.last_line.decode()
 
 
 def _from_bytes(path: str, layout: Layout, threads: bool) -> tuple[dict | None, str, bytes | None]:

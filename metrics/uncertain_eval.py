@@ -42,8 +42,7 @@ def has_pairs(path) -> bool:
     grade a row."""
     path = os.fspath(path)
     if path == "-":
-        data = stdin_bytes()
-        return b":" in data and _PAIRS.search(data) is not None
+        return _holds_pair(stdin_bytes())
     if path.startswith(IRDS_PREFIX) or not os.path.isfile(path) or read_table_file(path, header_only=True):
         return False  # the ordinary reader says what is wrong with a missing file
     return _file_has_pairs(path)
@@ -63,7 +62,7 @@ def _file_has_pairs(path: str) -> bool:
             unfinished = b""
             while block := fh.read(PAIRS_BLOCK):
                 data = unfinished + block if unfinished else block
-                if b":" in data and _PAIRS.search(data):
+                if _holds_pair(data):
                     return True
                 unfinished = data[data.rfind(b"\n") + 1:]
     except (OSError, EOFError, zlib.error):
@@ -72,6 +71,10 @@ def _file_has_pairs(path: str) -> bool:
 
 
 PAIRS_BLOCK = 1 << 24  # bytes of a qrels file searched for a pair at a time
+
+
+def _holds_pair(data: bytes) -> bool:
+    return b":" in data and _PAIRS.search(data) is not None  # (memchr first: most qrels have no colon)
 
 
 def is_uncertain(qrels, measures=()) -> bool:
