@@ -33,21 +33,22 @@ class DocnoTable:
     filter: np.ndarray
 
     @classmethod
-    def of(cls, strings) -> DocnoTable | None:
-        """The table of the pyarrow string array ``strings``; None if two hashes collide (as two
+    def of(cls, strings, keys: np.ndarray | None = None) -> DocnoTable | None:
+        """The table of the pyarrow string array ``strings`` (``keys``: their :func:`hashes`, if
+        known, as a qrels file's read are: :func:`encoded`); None if two hashes collide (as two
         docnos that differ only by trailing NUL bytes do)."""
-        keys = hashes(strings)
-        ordered = np.sort(keys)
-        if (ordered[1:] == ordered[:-1]).any():
+        keys = hashes(strings) if keys is None else keys
+        order = None if (keys[1:] > keys[:-1]).all() else np.argsort(keys)  # (a qrels file's: in order)
+        ordered = keys if order is None else keys[order]
+        if order is not None and (ordered[1:] == ordered[:-1]).any():
             return None
-        del ordered
         table = np.full(1 << max(2 * len(keys) - 1, 1).bit_length(), -1, dtype=np.int32)
-        pending, slot = np.arange(len(keys)), _slot(keys, len(table))
-        while len(pending):  # each round, each empty slot wanted takes one of its claimants; the rest move on
-            empty = table[slot] < 0
-            table[slot[empty]] = pending[empty]  # of several written to one slot, one stays: which, no matter
-            left = table[slot] != pending
-            pending, slot = pending[left], (slot[left] + 1) & (len(table) - 1)
+        slot, codes = _slots(ordered, len(table)), np.arange(len(keys)) if order is None else order
+        del ordered, order
+        inside = slot < len(table)
+        table[slot[inside]] = codes[inside]
+        # past the last slot, probing goes on from the first: the first empty slots, in order
+        table[np.flatnonzero(table < 0)[:len(keys) - int(inside.sum())]] = codes[~inside]
         bits = np.zeros(1 << (_filter_width(len(keys)) - 3), dtype=np.uint8)
         np.bitwise_or.at(bits, *_filter_bits(keys, len(keys)))
         for array in (keys, table, bits):
@@ -112,17 +113,18 @@ def equal(strings, codes: np.ndarray, others, other_codes: np.ndarray) -> np.nda
     return same
 
 
-def encoded(strings):
+def encoded(strings) -> tuple[object, np.ndarray | None]:
     """The pyarrow string array ``strings`` dictionary-encoded (int32 indices), its distinct
     strings in the order of their :func:`hashes`: the hashes sorted, and the strings of equal
-    hashes compared; pyarrow's encoding (first seen first) if two that differ hash alike. For
-    strings nearly all distinct (a qrels file's docnos), in a fraction of the time and memory of
-    pyarrow's hash table.
+    hashes compared; and those distinct strings' hashes (ascending), for their
+    :class:`DocnoTable`. pyarrow's encoding (first seen first) and None if two strings that differ
+    hash alike. For strings nearly all distinct (a qrels file's docnos), in a fraction of the time
+    and memory of pyarrow's hash table.
 
     >>> import pyarrow as pa
-    >>> e = encoded(pa.array(["d2", "d1", "d2", "a" * 20]))
-    >>> e.dictionary.take(e.indices).to_pylist()
-    ['d2', 'd1', 'd2', 'aaaaaaaaaaaaaaaaaaaa']
+    >>> e, h = encoded(pa.array(["d2", "d1", "d2", "a" * 20]))
+    >>> e.dictionary.take(e.indices).to_pylist(), bool((h == hashes(e.dictionary)).all())
+    (['d2', 'd1', 'd2', 'aaaaaaaaaaaaaaaaaaaa'], True)
     """
     import pyarrow as pa
 
@@ -135,13 +137,13 @@ def encoded(strings):
     np.not_equal(h[1:], h[:-1], out=first[1:])
     again = np.flatnonzero(~first)
     if not equal(strings, order[again], strings, order[again - 1]).all():
-        return call_function("dictionary_encode", strings)
+        return call_function("dictionary_encode", strings), None
     code = np.cumsum(first, dtype=np.int32) - 1
     indices = np.empty(len(h), dtype=np.int32)
     indices[order] = code
     distinct = pa.Array.from_buffers(pa.int64(), int(first.sum()), [None, pa.py_buffer(order[first])])
-    return pa.DictionaryArray.from_arrays(pa.Array.from_buffers(pa.int32(), len(h), [None, pa.py_buffer(indices)]),
-                                          call_function("take", strings, distinct))
+    return (pa.DictionaryArray.from_arrays(pa.Array.from_buffers(pa.int32(), len(h), [None, pa.py_buffer(indices)]),
+                                           call_function("take", strings, distinct)), h[first])
 
 
 def _filter_width(n_keys: int) -> int:
@@ -155,6 +157,23 @@ def _filter_bits(hashes: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarra
     byte (its top bits but the last 3) and the bit in it (those 3)."""
     top = (hashes >> np.uint64(64 - _filter_width(n_keys))).astype(np.int64)
     return top >> 3, np.left_shift(1, top & 7).astype(np.uint8)
+
+
+def _slots(ordered: np.ndarray, size: int) -> np.ndarray:
+    """The slot of each of the hashes ``ordered`` (distinct, ascending) in an open-addressing table
+    of ``size`` slots (linear probing), the hashes put in in that order: its first slot
+    (:func:`_slot`, ascending with the hash), or the slot after the hash before's if that is
+    later. A slot past the table's last (at least ``size``) goes on from its first.
+
+    >>> _slots(np.array([0, 1, 2 ** 62, 2 ** 63, 2 ** 63 + 1, 2 ** 64 - 1], dtype=np.uint64), 4).tolist()
+    [0, 1, 2, 3, 4, 5]
+    """
+    rank = np.arange(len(ordered))
+    slot = _slot(ordered, size)
+    slot -= rank
+    np.maximum.accumulate(slot, out=slot)
+    slot += rank
+    return slot
 
 
 def _slot(hashes: np.ndarray, size: int) -> np.ndarray:

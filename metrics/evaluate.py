@@ -165,7 +165,7 @@ def integer_grades(qrels: Qrels | DiversityQrels) -> Qrels | DiversityQrels | No
         return None
     if isinstance(qrels, DiversityQrels):
         return DiversityQrels(qrels.topic, qrels.subtopic, qrels.docno, whole, qrels.source)
-    return Qrels(qrels.topic, qrels.docno, whole, qrels.source)
+    return Qrels(qrels.topic, qrels.docno, whole, qrels.source, docno_hashes=qrels.docno_hashes)
 
 
 def _check_prepare(compat: str, diversity: bool, intents) -> None:

@@ -84,6 +84,9 @@ class Qrels:
     # trec_eval's integer grades (strtol's reading of the text: 1e+8 is 1) where they are not
     # the grades' integer parts, i.e. some grade of the file has an exponent; else None
     whole: np.ndarray | None = None
+    # the metrics.docnos.hashes of the docno dictionary's entries, where reading computed them
+    # (metrics.docnos.encoded), for the join's table of them (metrics.docnos.DocnoTable) to reuse
+    docno_hashes: np.ndarray | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "topic", encode(self.topic))
@@ -166,7 +169,7 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
     """
     columns, _ = _read_table(os.fspath(path), QRELS)
     return Qrels(columns["topic"], columns["docno"], columns["grade"], source=os.fspath(path),
-                 whole=columns.get("whole"))
+                 whole=columns.get("whole"), docno_hashes=columns.get("docno_hashes"))
 
 
 def read_run(path: str | os.PathLike, name: str | None = None, threads: bool = True) -> Run:
@@ -352,8 +355,10 @@ def _read_table(path: str, layout: Layout, threads: bool = True, shared_docnos: 
         as_strings = ("docno",) if shared_docnos or per_line else ()
         for name in layout.text:
             if name not in as_strings and not hasattr(columns[name], "indices"):
-                columns[name] = (encoded(columns[name]) if name == "docno"  # nearly all distinct
-                                 else call_function("dictionary_encode", columns[name]))
+                if name == "docno":  # nearly all distinct
+                    columns["docno"], columns["docno_hashes"] = encoded(columns["docno"])
+                else:
+                    columns[name] = call_function("dictionary_encode", columns[name])
         if per_line and not hasattr(columns["docno"], "indices"):  # for the duplicates and the join
             columns["docno_hashes"] = hashes(columns["docno"])
         if _values_ok(columns, layout, duplicates=not shared_docnos):

@@ -70,6 +70,22 @@ def test_a_table_of_many_docnos_finds_them_behind_a_sparse_filter():
     assert 0 < np.unpackbits(table.filter).sum() <= len(qrels)
 
 
+def test_a_table_finds_every_hash_it_holds_where_probing_runs_past_its_last_slot():
+    """Fifty hashes that share the table's last slot as their first fill it and go on from its
+    first slot, among hashes spread over its first half: each is found, the hashes given in
+    order (a qrels file's, :func:`docnos.encoded`) or not."""
+    rng = np.random.default_rng(11)
+    crowded = rng.integers(0, 2 ** 40, 50, dtype=np.uint64) + np.uint64(2 ** 64 - 2 ** 40)
+    keys = np.unique(np.concatenate([rng.integers(0, 2 ** 63, 200, dtype=np.uint64), crowded]))
+    strings = pa.array([str(i) for i in range(len(keys))])
+    for given in (keys, rng.permutation(keys)):
+        table = DocnoTable.of(strings, given)
+        assert len(table.table) == 512 and (table.table[:16] >= 0).all()
+        assert sorted(table.table[table.table >= 0].tolist()) == list(range(len(keys)))
+        assert table._probe(given).tolist() == list(range(len(keys)))
+        assert (table._probe(np.setdiff1d(rng.integers(0, 2 ** 64, 1000, dtype=np.uint64), keys)) == -1).all()
+
+
 def test_hashes_of_many_strings_are_taken_a_block_at_a_time_alike(monkeypatch):
     rng = np.random.default_rng(9)
     strings = random_strings(rng, most=200) + random_strings(rng, most=200)
@@ -94,10 +110,11 @@ def test_encoded_falls_back_to_pyarrows_encoding_when_hashes_collide(monkeypatch
     from rpdi.metrics import docnos
 
     values = ["d1", "d2", "d1", "x" * 20, "d2", "y"]
-    by_hash = docnos.encoded(pa.array(values))
+    by_hash, their_hashes = docnos.encoded(pa.array(values))
     assert by_hash.dictionary.take(by_hash.indices).to_pylist() == values
-    hashes = docnos.hashes
-    monkeypatch.setattr(docnos, "hashes", lambda strings, codes=None: hashes(strings, codes) & np.uint64(1))
-    found = docnos.encoded(pa.array(values))
+    assert their_hashes.tolist() == sorted(int(hashes(pa.array([s]))[0]) for s in set(values))
+    full = docnos.hashes
+    monkeypatch.setattr(docnos, "hashes", lambda strings, codes=None: full(strings, codes) & np.uint64(1))
+    found, none = docnos.encoded(pa.array(values))
     assert found.dictionary.to_pylist() == ["d1", "d2", "xxxxxxxxxxxxxxxxxxxx", "y"]  # pyarrow's: first seen first
-    assert found.dictionary.take(found.indices).to_pylist() == values
+    assert found.dictionary.take(found.indices).to_pylist() == values and none is None

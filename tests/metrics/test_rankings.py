@@ -72,7 +72,7 @@ def test_join_equals_a_dict_join_and_the_unified_dictionaries(seed, qrels_nul, r
                                                if t in qrels_dict})
         # the same arrays as the unified dictionaries' join (sorted docnos not kept)
         monkeypatch.setattr(rk, "_JUDGMENTS", {})
-        monkeypatch.setattr(rk.DocnoTable, "of", lambda strings: None)
+        monkeypatch.setattr(rk.DocnoTable, "of", lambda strings, keys=None: None)
         unified = rk.build_rankings(qrels, each)
         monkeypatch.undo()
         for name in ("grade", "judged", "pooled", "length", "tie"):
@@ -110,6 +110,29 @@ def test_a_run_read_alone_is_hashed_once_and_joins_as_without_its_hashes(seed, t
     assert len(hashed) == 2
     for name in ("grade", "judged", "pooled", "doc", "length", "tie"):
         assert np.array_equal(getattr(got, name), getattr(again, name)), name
+
+
+def test_a_qrels_file_read_is_hashed_once_and_its_table_is_as_without_the_hashes(tmp_path, monkeypatch):
+    """Reading a qrels file hashes its docnos (to encode them, docnos.encoded); its table for the
+    join (and its integer grades' table) takes those hashes rather than hashing the docnos
+    again, and is the table made of the docnos alone."""
+    from rpdi.metrics.evaluate import integer_grades
+    from rpdi.metrics.trec import read_qrels
+
+    rng = np.random.default_rng(4)
+    path = tmp_path / "q.txt"
+    path.write_text("".join(f"{t} 0 D{d} {rng.integers(0, 3)}.5\n" for t in range(3)
+                            for d in rng.choice(10 ** 6, 400, replace=False)))
+    qrels = read_qrels(path)
+    hashed, hashes = [], docnos.hashes
+    monkeypatch.setattr(docnos, "hashes", lambda strings, codes=None: hashed.append(len(strings)) or hashes(strings, codes))
+    tables = [rk.judgments(q).docnos for q in (qrels, integer_grades(qrels))]
+    assert hashed == []
+    alone = docnos.DocnoTable.of(qrels.docno.dictionary)
+    assert hashed == [len(qrels.docno.dictionary)]
+    for table in tables:
+        assert np.array_equal(table.hashes, alone.hashes) and np.array_equal(table.table, alone.table)
+        assert np.array_equal(table.filter, alone.filter)
 
 
 def test_the_join_a_block_at_a_time_finds_what_it_finds_at_once(monkeypatch):
