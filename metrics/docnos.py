@@ -50,7 +50,8 @@ class DocnoTable:
         # past the last slot, probing goes on from the first: the first empty slots, in order
         table[np.flatnonzero(table < 0)[:len(keys) - int(inside.sum())]] = codes[~inside]
         bits = np.zeros(1 << (_filter_width(len(keys)) - 3), dtype=np.uint8)
-        np.bitwise_or.at(bits, *_filter_bits(keys, len(keys)))
+        for start in range(0, len(keys), JOIN_BLOCK):
+            np.bitwise_or.at(bits, *_filter_bits(keys[start:start + JOIN_BLOCK], len(keys)))
         for array in (keys, table, bits):
             array.flags.writeable = False
         return cls(keys, strings, table, bits)

@@ -217,7 +217,7 @@ def judgments(qrels: Qrels) -> Judgments:
         return kept[1]
     topic_ids = np.array(sorted(set(qrels.topic.dictionary.to_pylist())), dtype=object)
     T, Nq = len(topic_ids), len(qrels.docno.dictionary)
-    q_topic, q_doc = _topic_codes(qrels.topic, topic_ids).astype(np.int64), to_numpy(qrels.docno.indices).astype(np.int64)
+    q_topic, q_doc = _topic_codes(qrels.topic, topic_ids), to_numpy(qrels.docno.indices)  # (int32)
     shared = np.append(np.bincount(q_doc, minlength=Nq) > 1, False)
     only_topic = np.full(Nq + 1, -2, dtype=np.int32)
     only_topic[q_doc] = q_topic
@@ -225,7 +225,7 @@ def judgments(qrels: Qrels) -> Judgments:
     only_grade = np.zeros(Nq + 1)
     only_grade[q_doc] = qrels.grade
     several = np.flatnonzero(shared[q_doc])  # the lines of documents judged for several topics
-    key = q_topic[several] * (Nq + 1) + q_doc[several]
+    key = q_topic[several].astype(np.int64) * (Nq + 1) + q_doc[several]
     order = np.argsort(key)  # (the keys are distinct: the qrels have no duplicates)
     judged = qrels.grade >= 0
     ideal, n_judged = _ideal(q_topic[judged], qrels.grade[judged], T)
