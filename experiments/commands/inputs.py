@@ -31,12 +31,20 @@ def collection(args, topics: str, diversity: bool = False, qrels=None, lazy: boo
         return run if lengths is None else with_lengths(run, lengths)
 
     runs = [RunFile(path, name, then) for name, path in named_runs(args.runs)]
-    if lazy and runs:  # the first run, if large, read while the qrels are
-        runs[0] = runs[0].read_ahead()
+    if lazy and runs:  # the first run, if larger than the qrels file, read while they are
+        runs[0] = runs[0].read_ahead(_file_bytes(args.qrels))
     if qrels is None:
         qrels = load_diversity_qrels(args.qrels) if diversity else load_qrels(args.qrels)
     lengths = read_lengths(args.doc_lengths) if args.doc_lengths else None
     return qrels, runs if lazy else load_runs(runs)
+
+
+def _file_bytes(path: str) -> int:
+    """The size of the file at ``path``; 0 for standard input, a dataset's id or a missing file."""
+    try:
+        return os.path.getsize(path) if path != "-" else 0
+    except (OSError, TypeError, ValueError):
+        return 0
 
 
 def measure_names(args) -> list[str]:

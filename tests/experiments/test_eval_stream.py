@@ -126,19 +126,24 @@ def test_eval_holds_a_batch_of_runs_at_a_time(tmp_path, monkeypatch, most_alive,
     assert len(most_alive) == 6 and 2 <= max(most_alive) <= 4, most_alive
 
 
-def test_a_large_first_run_is_read_while_the_qrels_are(tmp_path, monkeypatch, most_alive, run_cli):
-    """The first run, a batch of its own, is being read when the qrels' reading starts (each
-    waits for the other to have begun), is read once, is not kept alive past its batch, and the
-    lines are those of runs read one after the other."""
+@pytest.mark.parametrize("first_depth, ahead", [(80, True), (20, False)])
+def test_a_first_run_larger_than_the_qrels_file_is_read_while_they_are(tmp_path, monkeypatch, most_alive, run_cli,
+                                                                     first_depth, ahead):
+    """The first run, a batch of its own and larger than the qrels file, is being read when the
+    qrels' reading starts (each waits for the other to have begun); one no larger, only after the
+    qrels are read. Either is read once, is not kept alive past its batch, and the lines are
+    those of runs read one after the other."""
+    import os
     import threading
 
     from rpdi.metrics import run_files
 
     evaluate_module = sys.modules["rpdi.metrics.evaluate"]
-    qrels, runs = _collection(tmp_path, depths=(30, 10, 30))
+    qrels, runs = _collection(tmp_path, depths=(first_depth, 10, 30))
+    assert (os.path.getsize(runs[0]) > os.path.getsize(qrels)) == ahead
     expected = run_cli(["eval", qrels, *runs, "-m", "AP", "-m", "nDCG", "--format", "trec", "-q"])
     monkeypatch.setattr(run_files, "BATCH_BYTES", 1)
-    started, reads = threading.Event(), []
+    started, reads, before_qrels = threading.Event(), [], []
     read_run, load_qrels = run_files.read_run, evaluate_module.load_qrels
 
     def reading_run(path, *args, **kwargs):
@@ -147,14 +152,14 @@ def test_a_large_first_run_is_read_while_the_qrels_are(tmp_path, monkeypatch, mo
         return read_run(path, *args, **kwargs)
 
     def reading_qrels(path):
-        assert started.wait(10), "the first run's reading had not begun"
+        before_qrels.append(started.wait(10 if ahead else 0.5))
         return load_qrels(path)
 
     monkeypatch.setattr(run_files, "read_run", reading_run)
     monkeypatch.setattr(evaluate_module, "load_qrels", reading_qrels)
     most_alive.clear()
     assert run_cli(["eval", qrels, *runs, "-m", "AP", "-m", "nDCG", "--format", "trec", "-q"]) == expected
-    assert reads == runs and most_alive == [1, 1, 1], (reads, most_alive)
+    assert before_qrels[0] == ahead and reads == runs and most_alive == [1, 1, 1], (before_qrels, reads, most_alive)
 
 
 @pytest.mark.parametrize("how", ["records", "trec", "diversity"])
@@ -190,14 +195,21 @@ def test_the_qrels_judgments_are_found_once_for_every_batch(tmp_path, monkeypatc
 
 def test_a_first_run_read_ahead_is_read_once_when_all_runs_are_read_at_once(tmp_path, monkeypatch, run_cli):
     """A measure that compares runs (RBO) reads every run at once (load_runs, read_runs): the
-    first run, being read ahead, is taken from its thread, not read a second time."""
+    first run, being read ahead (larger than the qrels file), is taken from its thread, not read
+    a second time."""
+    import os
+
     from rpdi.metrics import run_files
 
-    qrels, runs = _collection(tmp_path, depths=(30, 10, 30))
+    qrels, runs = _collection(tmp_path, depths=(80, 10, 30))
+    assert os.path.getsize(runs[0]) > os.path.getsize(qrels)
     expected = run_cli(["eval", qrels, *runs, "-m", "RBO(p=0.9)", "--format", "json"])
     monkeypatch.setattr(run_files, "BATCH_BYTES", 1)
     reads, read_run, read_runs = [], run_files.read_run, run_files.read_runs
     monkeypatch.setattr(run_files, "read_run", lambda path, *a, **k: reads.append(path) or read_run(path, *a, **k))
     monkeypatch.setattr(run_files, "read_runs", lambda paths: reads.extend(paths) or read_runs(paths))
+    ahead, read_ahead = [], run_files.RunFile.read_ahead
+    monkeypatch.setattr(run_files.RunFile, "read_ahead",
+                        lambda self, beside=0: (lambda r: ahead.append(r.ahead is not None) or r)(read_ahead(self, beside)))
     assert run_cli(["eval", qrels, *runs, "-m", "RBO(p=0.9)", "--format", "json"]) == expected
-    assert sorted(reads) == sorted(runs), reads
+    assert sorted(reads) == sorted(runs) and ahead == [True], (reads, ahead)
