@@ -130,8 +130,8 @@ def preparer(qrels, topics: str = "qrels", compat: str = "trec_eval", max_docs: 
     the runs, the qrels read and given integer grades once (:func:`loaded`,
     :func:`integer_grades`), so that every batch ranks against the same qrels objects, whose
     judgments are then found once (:func:`metrics.rankings.build_rankings` keeps them by identity):
-    now, before the first batch is read (``rpdi eval`` reads its first run on a thread meanwhile,
-    :meth:`metrics.run_files.RunFile.read_ahead`)."""
+    now, before the first batch is read (``rpdi eval`` reads its first run on a thread meanwhile
+    if it is larger than the qrels file, :meth:`metrics.run_files.RunFile.read_ahead`)."""
     qrels, intents = loaded(qrels, diversity, compat, intents)
     integer = integer_grades(qrels)
     for q in () if diversity else (qrels, integer) if integer is not None else (qrels,):
