@@ -231,7 +231,8 @@ def judgments(qrels: Qrels) -> Judgments:
     ideal, n_judged = _ideal(q_topic[judged], qrels.grade[judged], T)
     positive = qrels.grade[qrels.grade > 0]
     side = Judgments(topic_ids, only_topic, only_grade, shared, key[order], qrels.grade[several][order], ideal,
-                     n_judged, float(positive.max()) if positive.size else 0.0, DocnoTable.of(qrels.docno.dictionary, qrels.docno_hashes))
+                     n_judged, float(positive.max()) if positive.size else 0.0,
+                     DocnoTable.of(qrels.docno.dictionary, qrels.docno_hashes))
     for array in (topic_ids, only_topic, only_grade, shared, side.key, side.key_grade, ideal, n_judged):
         array.flags.writeable = False
     while len(_JUDGMENTS) >= 2:

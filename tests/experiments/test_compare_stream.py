@@ -182,7 +182,8 @@ def test_diversity_qrels_are_prepared_once_for_every_batch(batch_bytes, tmp_path
     qrels = write(tmp_path / "diversity.qrels", "".join(f"{t} {s} d{d} {int((d + s) % 3 == 0)}\n"
                                                         for t in "123" for s in (1, 2) for d in range(6)))
     made, of = [], DocnoTable.of.__func__
-    monkeypatch.setattr(DocnoTable, "of", classmethod(lambda cls, dictionary, keys=None: made.append(1) or of(cls, dictionary, keys)))
+    monkeypatch.setattr(DocnoTable, "of", classmethod(lambda cls, dictionary, keys=None:
+                                                      made.append(1) or of(cls, dictionary, keys)))
     batch_bytes(1)
     records = compare(qrels, runs, ["alpha-nDCG@10", "ERR-IA@20"], resamples=20)
     assert len(records) == 12 and len(made) == 1, made

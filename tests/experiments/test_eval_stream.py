@@ -209,7 +209,12 @@ def test_a_first_run_read_ahead_is_read_once_when_all_runs_are_read_at_once(tmp_
     monkeypatch.setattr(run_files, "read_run", lambda path, *a, **k: reads.append(path) or read_run(path, *a, **k))
     monkeypatch.setattr(run_files, "read_runs", lambda paths: reads.extend(paths) or read_runs(paths))
     ahead, read_ahead = [], run_files.RunFile.read_ahead
-    monkeypatch.setattr(run_files.RunFile, "read_ahead",
-                        lambda self, beside=0: (lambda r: ahead.append(r.ahead is not None) or r)(read_ahead(self, beside)))
+
+    def reading_ahead(self, beside=0):
+        run_file = read_ahead(self, beside)
+        ahead.append(run_file.ahead is not None)
+        return run_file
+
+    monkeypatch.setattr(run_files.RunFile, "read_ahead", reading_ahead)
     assert run_cli(["eval", qrels, *runs, "-m", "RBO(p=0.9)", "--format", "json"]) == expected
     assert sorted(reads) == sorted(runs) and ahead == [True], (reads, ahead)

@@ -125,7 +125,8 @@ def test_a_qrels_file_read_is_hashed_once_and_its_table_is_as_without_the_hashes
                             for d in rng.choice(10 ** 6, 400, replace=False)))
     qrels = read_qrels(path)
     hashed, hashes = [], docnos.hashes
-    monkeypatch.setattr(docnos, "hashes", lambda strings, codes=None: hashed.append(len(strings)) or hashes(strings, codes))
+    monkeypatch.setattr(docnos, "hashes",
+                        lambda strings, codes=None: hashed.append(len(strings)) or hashes(strings, codes))
     tables = [rk.judgments(q).docnos for q in (qrels, integer_grades(qrels))]
     assert hashed == []
     alone = docnos.DocnoTable.of(qrels.docno.dictionary)
