@@ -3,8 +3,9 @@
     python tests/golden.py record DIR     # before the change
     python tests/golden.py check DIR      # after it: exit 1 and the first differing lines if any
 
-It runs the installed ``rpdi`` command on the bundled data (CAsT 2021 qrels and runs, the Yandex
-click sample): ``eval --format trec -q -m all_trec``, the JSON of every command, and the shipped
+It runs the ``rpdi`` command installed beside the Python that runs it (one found first on the
+PATH may be another installation) on the bundled data (CAsT 2021 qrels and runs, the Yandex click
+sample): ``eval --format trec -q -m all_trec``, the JSON of every command, and the shipped
 experiments' result files (the lines that state timings or versions are left out). Not a test
 (it takes minutes): run it at every step of a refactoring.
 """
@@ -24,6 +25,7 @@ DATA = str(files("rpdi.experiments") / "data")
 QRELS = os.path.join(DATA, "cast2021", "qrels.txt.gz")
 RUNS = sorted(glob.glob(os.path.join(DATA, "cast2021", "runs", "*.run.gz")))
 LOGS = os.path.join(DATA, "yandex-clicks", "sessions.txt.gz")
+RPDI = shutil.which("rpdi", path=os.path.dirname(sys.executable)) or "rpdi"
 OWN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "usermodels", "examples",
                    "two_strikes.py")
 
@@ -66,7 +68,7 @@ RESULT_FILES = ("*.csv", "*.json", "*.md", "tasks.txt")
 
 
 def _run(args: list[str], cwd: str) -> str:
-    done = subprocess.run(["rpdi", *args], cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run([RPDI, *args], cwd=cwd, capture_output=True, text=True)
     return _placed(f"exit {done.returncode}\n{_stable(done.stdout)}\n--- stderr\n{_stable(done.stderr)}")
 
 
