@@ -134,8 +134,9 @@ def preparer(qrels, topics: str = "qrels", compat: str = "trec_eval", max_docs: 
     if it is larger than the qrels file, :meth:`metrics.run_files.RunFile.read_ahead`)."""
     qrels, intents = loaded(qrels, diversity, compat, intents)
     integer = integer_grades(qrels)
-    for q in () if diversity else (qrels, integer) if integer is not None else (qrels,):
-        judgments(q)
+    for q in () if diversity else (qrels, integer):
+        if q is not None:
+            judgments(q)
 
     def build(q, runs) -> Rankings:
         if diversity:

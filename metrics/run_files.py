@@ -197,11 +197,15 @@ def _batched(items: list) -> list[list]:
 
 
 def _file_size(item) -> int:
-    """Bytes of a run file (on disk, compressed or not); a run in memory or standard input counts as
-    a whole batch."""
-    if isinstance(item, RunFile) and item.path != "-":
-        try:
-            return os.path.getsize(item.path)
-        except OSError:
-            return 0  # the reader names the file
-    return BATCH_BYTES
+    """Bytes of a run file (:func:`file_bytes`); a run in memory or standard input counts as a
+    whole batch."""
+    return file_bytes(item.path) if isinstance(item, RunFile) and item.path != "-" else BATCH_BYTES
+
+
+def file_bytes(path) -> int:
+    """The size of the file at ``path`` on disk (compressed or not); 0 for standard input, a
+    dataset's id or a file that cannot be read (its reader names it)."""
+    try:
+        return os.path.getsize(path) if path != "-" else 0
+    except (OSError, TypeError, ValueError):
+        return 0

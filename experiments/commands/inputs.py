@@ -19,7 +19,7 @@ def collection(args, topics: str, diversity: bool = False, qrels=None, lazy: boo
     :class:`~metrics.run_files.RunFile` objects, each read (and checked) only when its batch is
     evaluated (:func:`~metrics.run_files.run_batches`)."""
     from rpdi.metrics.evaluate import load_diversity_qrels, load_qrels
-    from rpdi.metrics.run_files import RunFile, load_runs
+    from rpdi.metrics.run_files import RunFile, file_bytes, load_runs
     from rpdi.metrics.trec import read_lengths, with_lengths
 
     checked = set()  # a run read twice (rpdi compare, to rank it deeper) is checked once
@@ -32,19 +32,11 @@ def collection(args, topics: str, diversity: bool = False, qrels=None, lazy: boo
 
     runs = [RunFile(path, name, then) for name, path in named_runs(args.runs)]
     if lazy and runs:  # the first run, if larger than the qrels file, read while they are
-        runs[0] = runs[0].read_ahead(_file_bytes(args.qrels))
+        runs[0] = runs[0].read_ahead(file_bytes(args.qrels))
     if qrels is None:
         qrels = load_diversity_qrels(args.qrels) if diversity else load_qrels(args.qrels)
     lengths = read_lengths(args.doc_lengths) if args.doc_lengths else None
     return qrels, runs if lazy else load_runs(runs)
-
-
-def _file_bytes(path: str) -> int:
-    """The size of the file at ``path``; 0 for standard input, a dataset's id or a missing file."""
-    try:
-        return os.path.getsize(path) if path != "-" else 0
-    except (OSError, TypeError, ValueError):
-        return 0
 
 
 def measure_names(args) -> list[str]:
