@@ -49,25 +49,30 @@ def has_pairs(path) -> bool:
 
 
 def _file_has_pairs(path: str) -> bool:
-    """Whether the file at ``path`` (plain or .gz) has a line with a pair, read a block at a time
-    (a line across two blocks is searched with the second); False if it cannot be read (the
-    ordinary reader says why)."""
+    """Whether the file at ``path`` (plain or .gz) has a line with a pair, read a block at a time:
+    a line across two blocks is searched whole (its start, kept, and its end), the block's own
+    lines in place; False if it cannot be read (the ordinary reader says why)."""
     import gzip
     import zlib
 
     try:
         with open(path, "rb") as raw:
             gzipped = raw.read(2) == b"\x1f\x8b"
-        with (gzip.open if gzipped else open)(path, "rb") as fh:
+            raw.seek(0)
+            fh = gzip.GzipFile(fileobj=raw) if gzipped else raw
             unfinished = b""
             while block := fh.read(PAIRS_BLOCK):
-                data = unfinished + block if unfinished else block
-                if _holds_pair(data):
+                cut = block.find(b"\n")
+                if cut < 0:  # no line ends in this block
+                    unfinished += block
+                    continue
+                # (from just after a line end, ^ matches where the search starts)
+                if _holds_pair(unfinished + block[:cut + 1]) or (b":" in block and _PAIRS.search(block, cut + 1)):
                     return True
-                unfinished = data[data.rfind(b"\n") + 1:]
+                unfinished = block[block.rfind(b"\n") + 1:]
+            return _holds_pair(unfinished)
     except (OSError, EOFError, zlib.error):
         return False
-    return False
 
 
 PAIRS_BLOCK = 1 << 24  # bytes of a qrels file searched for a pair at a time
