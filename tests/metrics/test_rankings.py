@@ -1,6 +1,10 @@
 """The docno join of metrics.rankings: each run's docnos looked up among the qrels' by hash,
 checked against a join of Python dicts and against the unified dictionaries it replaces."""
 
+import os
+import signal
+import time
+
 import numpy as np
 import pytest
 
@@ -159,3 +163,31 @@ def test_a_run_built_with_a_nan_score_is_refused():
     run = Run("r", ["1", "1", "1"], ["a", "b", "c"], np.array([1.0, np.nan, 0.5]), source="<built>")
     with pytest.raises(InputError, match=r"run 'r' \(<built>\): a score is not a number"):
         rk.build_rankings(qrels, [run])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
+def test_a_child_forked_after_ranking_ranks_on_threads_of_its_own():
+    """build_rankings' threads are started once for the process (rankings._workers); a child
+    forked once the parent has ranked (rpdi run's worker processes) starts threads of its own and
+    ranks as the parent does: handed the parent's pool, whose threads the fork does not copy, it
+    would wait for them for ever."""
+    qrels_dict, runs = _case(6, False, False)
+    qrels = qrels_from_dict(qrels_dict)
+    before = rk.build_rankings(qrels, runs)  # (two runs: sorted on the pool's threads)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            code = 0 if np.array_equal(rk.build_rankings(qrels, runs).doc, before.doc) else 3
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child did not rank within 60 s")
