@@ -29,7 +29,8 @@ def reuse_freed_memory() -> None:
     on its own and unmapped when freed), keeps up to 1 GiB freed at the top of its heap, and
     serves the threads (the readers', pyarrow's) from no more heaps than there are processors
     (each heap keeps its own freed memory). The peak is then that of the largest batch of runs
-    read at once (:func:`~metrics.run_files.run_batches`)."""
+    read at once (:func:`~metrics.run_files.run_batches`; for ``eval``, one run and the one
+    read ahead)."""
     import ctypes
 
     import pyarrow as pa

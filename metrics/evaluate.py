@@ -258,7 +258,7 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
     diversity = any(m.spec.intents for m in parsed)
     prepared = preparer(qrels, topics, compat, max_docs, judged_only, diversity, intents)
     records = []
-    for batch in run_batches(runs, parsed):
+    for batch in run_batches(runs, parsed, together=False):
         rankings, integer_rankings = prepared(batch)
         records += _records(rankings, integer_rankings, parsed, per_topic, undefined, average, compat, ties)
         del batch, rankings, integer_rankings  # freed before the next batch is read

@@ -1,6 +1,7 @@
 """Runs as they are given (files, tables, dicts, Run objects), and run files read a batch at
-a time when their turn comes, so that memory is bounded by a batch, not by the number of runs:
-what :func:`metrics.evaluate.evaluate`, ``rpdi eval`` and ``rpdi compare`` read runs with."""
+a time when their turn comes (one run a batch for ``rpdi eval``), so that memory is bounded by a
+batch, not by the number of runs: what :func:`metrics.evaluate.evaluate`, ``rpdi eval``, ``rpdi
+compare`` and ``rpdi simulate`` read runs with."""
 
 from __future__ import annotations
 
@@ -46,15 +47,17 @@ class RunFile:
     def run_name(self) -> str:
         return self.name or ("stdin" if self.path == "-" else run_name(self.path))
 
-    def read(self) -> Run:
+    def read(self, threads: bool = True) -> Run:
+        """The run (a TREC run file parsed on every core, or with ``threads`` False on this thread
+        alone)."""
         run = self.ahead.take() if self.ahead is not None else None
-        return self.done(self._read() if run is None else run)
+        return self.done(self._read(threads) if run is None else run)
 
     def read_ahead(self, beside: int = 0) -> RunFile:
-        """This run file, from now on read on a thread of its own if it is a batch of its own
-        (:func:`run_batches`) and larger than the ``beside`` bytes read meanwhile, to be taken by
-        the first :meth:`read` (a run read while the qrels file is: the reader releases the GIL
-        for most of its time). The peak of reading a file is a few times its size: the qrels'
+        """This run file, from now on read on a thread of its own if it is of :data:`BATCH_BYTES`
+        or more (a batch of its own, which :func:`run_batches` does not read ahead) and larger
+        than the ``beside`` bytes read meanwhile, to be taken by the first :meth:`read` (a run
+        read while the qrels file is: the reader releases the GIL for most of its time). The peak of reading a file is a few times its size: the qrels'
         reading then adds little to the run's, where a run no larger than the qrels would add
         its reading to theirs (at 10 x 6,980 x 100, 40-70 MB to the peak of ``rpdi eval``, in no
         less time; at 1 x 6,980 x 1000, 0.3 s less time)."""
@@ -63,10 +66,10 @@ class RunFile:
             return self
         return replace(self, ahead=ReadAhead(self._read))
 
-    def _read(self) -> Run:
+    def _read(self, threads: bool = True) -> Run:
         table = read_table_file(self.path)
         if table is None:
-            return read_run(self.path)  # parsed on every core
+            return read_run(self.path, threads=threads)
         runs = runs_from_table(table, self.run_name, self.path)
         if len(runs) > 1:
             raise InputError(f"{self.path}: holds {len(runs)} runs (a {RUN_COLUMN} column); give one run a file")
@@ -125,34 +128,38 @@ def items_read_once(runs) -> list:
     return [r.read() if isinstance(r, RunFile) and r.path == "-" else r for r in run_items(runs)]
 
 
-def load_runs(runs) -> list[Run]:
+def load_runs(runs, threads: bool = True) -> list[Run]:
     """Every run of :func:`run_items` read (TREC run files concurrently, sharing one docno
-    dictionary; a run file being read ahead, :meth:`RunFile.read_ahead`, taken as read)."""
+    dictionary; a run file being read ahead, :meth:`RunFile.read_ahead`, taken as read; one
+    TREC run file alone parsed on every core, or with ``threads`` False on this thread)."""
     runs = run_items(runs)
     files = [r for r in runs if isinstance(r, RunFile) and r.ahead is None
              and read_table_file(r.path, header_only=True) is None]
     if len(files) < 2:
-        return [r.read() if isinstance(r, RunFile) else r for r in runs]
+        return [r.read(threads) if isinstance(r, RunFile) else r for r in runs]
     read = dict(zip(map(id, files), read_runs([f.path for f in files])))
     return [r if isinstance(r, Run) else r.done(read[id(r)]) if id(r) in read else r.read() for r in runs]
 
 
-BATCH_BYTES = 16 << 20  # runs read and scored together up to this many bytes of files: the readers' threads,
-# the docno join and the measures' vectors then serve several small runs at once (runs of one pool share most
-# docnos: 16 MiB took a quarter less time than 4 MiB on 100 runs of 1.8 MiB, for 45 MiB more at the peak),
-# while a large run is a batch of its own
+BATCH_BYTES = 16 << 20  # runs read and ranked together up to this many bytes of files (run_batches, together),
+# so that compare and simulate read the usual collection once; a run file smaller than this is read ahead while
+# the batch before it is scored, a larger one is a batch of its own
 
 
-def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
-    """The runs, in the order given, in the batches evaluated together: consecutive run files until
-    their bytes reach :data:`BATCH_BYTES` (a run in memory or from standard input alone), each batch
-    read when its turn comes, so that memory is bounded by the largest run plus two batches and
-    not by their number; all at once if a measure compares each run with the first (RBO). Two
-    runs of one name are an InputError before any is read. A batch of files each smaller than a
-    batch is read on a thread of its own while the batch before it is scored (the reader releases
-    the GIL for most of its time); one with a larger file, once the batch before it is done with.
-    (A file's size is its size on disk: a compressed run counts as small as it is there.) Once
-    the last batch is read, the memory freed on the way is handed back (:func:`return_freed_memory`).
+def run_batches(runs, measures: Sequence[Measure] = (), together: bool = True) -> Iterator[list[Run]]:
+    """The runs, in the order given, in the batches ranked together, each batch read when its
+    turn comes, so that memory is bounded by the largest run plus two batches and not by their
+    number: ``together``, consecutive run files until their bytes reach :data:`BATCH_BYTES` (a
+    run in memory or from standard input alone), for commands that read the runs a second time
+    unless they are in one batch (``rpdi compare`` if they are not all as deep, ``rpdi
+    simulate``'s survey); else one run a batch (``rpdi eval``: a run's values do not depend on
+    the runs ranked with it). All at once if a measure compares each run with the first (RBO).
+    Two runs of one name are an InputError before any is read. A batch of files each smaller
+    than BATCH_BYTES is read on a thread of its own while the batch before it is scored (the
+    reader releases the GIL for most of its time); one with a larger file, once the batch before
+    it is done with. (A file's size is its size on disk: a compressed run counts as small as it
+    is there.) Once the last batch is read, the memory freed on the way is handed back
+    (:func:`return_freed_memory`).
 
     >>> [[r.name for r in batch] for batch in run_batches({"a": {"1": {"x": 1}}, "b": {"1": {"y": 1}}})]
     [['a'], ['b']]
@@ -165,7 +172,7 @@ def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
         sources = " and ".join(source for name, source in names if name == dup)
         raise InputError(f"runs {sources} have the same name {dup!r}; name them NAME=PATH")
     at_once = len(items) < 2 or any(m.spec.between_runs for m in measures)
-    batches = [items] if at_once else _batched(items)
+    batches = [items] if at_once else _batched(items) if together else [[item] for item in items]
     with ThreadPoolExecutor(max_workers=1) as reader:
         ahead = None
         for batch, after in zip(batches, batches[1:] + [None]):
@@ -173,7 +180,9 @@ def run_batches(runs, measures: Sequence[Measure] = ()) -> Iterator[list[Run]]:
             if after is None:
                 return_freed_memory()
             small = after is not None and max(map(_file_size, after)) < BATCH_BYTES
-            ahead = reader.submit(load_runs, after) if small else None
+            # (a run alone parsed on the reader's thread only: the other cores score the batch before,
+            # and pyarrow's threads would hold memory of their own, 8-14 MiB at the peak of rpdi eval)
+            ahead = reader.submit(load_runs, after, False) if small else None
             yield read
             del read  # freed once the caller lets go of it too (before a large next batch is read)
 

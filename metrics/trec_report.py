@@ -53,7 +53,7 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
     runs = run_items(runs)
     headed = len(runs) > 1  # each run's block starts with its runid line
     out = []
-    for batch in run_batches(runs, [line.measure for line in lines if line.measure is not None]):
+    for batch in run_batches(runs, [line.measure for line in lines if line.measure is not None], together=False):
         rankings, integer_rankings = prepared(batch)
         out += _block(rankings, integer_rankings, batch, lines, headed, per_topic, topics, compat, ties)
         del batch, rankings, integer_rankings  # freed before the next batch is read

@@ -61,6 +61,7 @@ def test_one_run_at_a_time_gives_the_bytes_of_all_at_once(tmp_path, monkeypatch)
     module = sys.modules["rpdi.metrics.run_files"]
     monkeypatch.setattr(module, "BATCH_BYTES", sum(sizes))  # all five files make one batch
     assert [len(b) for b in run_batches(runs, expand(MEASURES))] == [5]
+    assert [len(b) for b in run_batches(runs, expand(MEASURES), together=False)] == [1] * 5  # (eval's)
     monkeypatch.setattr(module, "BATCH_BYTES", sizes[0] + sizes[1])  # the first two files fill a batch
     assert [len(b) for b in run_batches(runs, expand(MEASURES))][0] == 2
     monkeypatch.setattr(module, "BATCH_BYTES", 1)  # one at a time
@@ -107,10 +108,10 @@ def test_runs_of_one_name_are_refused_before_any_is_read(tmp_path, run_cli):
     assert status == 2 and out == "" and "same name 'x'" in err, err
 
 
-def test_eval_holds_a_batch_of_runs_at_a_time(tmp_path, monkeypatch, most_alive, run_cli):
-    """Each run file a batch of its own (none smaller than a batch, so none read ahead): the API
-    and the command have at most one run read alive at once; batches of two small files, read
-    one ahead: at most two batches, four runs."""
+def test_eval_holds_one_run_at_a_time(tmp_path, monkeypatch, most_alive, run_cli):
+    """Each run file a batch of its own, whatever its size: none smaller than BATCH_BYTES, so
+    none read ahead: the API and the command have at most one run read alive at once; all
+    smaller, each read ahead while the one before is scored: at most two."""
     qrels, runs = _collection(tmp_path, depths=(30, 10, 30, 20, 30, 30))
     module = sys.modules["rpdi.metrics.run_files"]
     monkeypatch.setattr(module, "BATCH_BYTES", 1)
@@ -123,7 +124,11 @@ def test_eval_holds_a_batch_of_runs_at_a_time(tmp_path, monkeypatch, most_alive,
     most_alive.clear()
     monkeypatch.setattr(module, "BATCH_BYTES", max(os.path.getsize(r) for r in runs) + 1)
     evaluate_all(qrels, runs)
-    assert len(most_alive) == 6 and 2 <= max(most_alive) <= 4, most_alive
+    assert len(most_alive) == 6 and max(most_alive) <= 2, most_alive
+    most_alive.clear()
+    status, out, err = run_cli(["eval", qrels, *runs, "-m", "AP", "--format", "trec"])
+    assert status == 0, err
+    assert len(most_alive) == 6 and max(most_alive) <= 2, most_alive
 
 
 @pytest.mark.parametrize("first_depth, ahead", [(80, True), (20, False)])

@@ -42,3 +42,19 @@ def test_a_run_is_read_ahead_only_if_a_batch_of_its_own_and_larger_than_what_is_
     assert ahead.ahead.take() is None  # handed over once
     assert (read.name, read.topic.to_pylist(), read.docno.to_pylist(), read.score.tolist()) == \
         (alone.name, alone.topic.to_pylist(), alone.docno.to_pylist(), alone.score.tolist())
+
+
+def test_a_run_read_ahead_is_parsed_on_the_reader_s_thread_alone(six_run_files, monkeypatch):
+    """One run a batch: the first run is parsed on every core (nothing else is being done), each
+    next one, read while the run before it is scored, on the reader's thread alone."""
+    _, runs = six_run_files
+    read_run = run_files.read_run
+
+    def reading(path, *args, threads=True, **kwargs):
+        threads_of_each.append(threads)
+        return read_run(path, *args, threads=threads, **kwargs)
+
+    threads_of_each = []
+    monkeypatch.setattr(run_files, "read_run", reading)
+    assert [len(batch) for batch in run_batches(runs, together=False)] == [1] * 6
+    assert threads_of_each == [True] + [False] * 5
