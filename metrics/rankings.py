@@ -163,7 +163,6 @@ def build_rankings(qrels: Qrels, runs: Sequence[Run], topics: str = "qrels",
                     tie=tied)
 
 
-
 @cache
 def _workers() -> ThreadPoolExecutor:
     """The threads :func:`build_rankings` sorts runs and looks up docnos on, started once: a
@@ -175,6 +174,7 @@ def _workers() -> ThreadPoolExecutor:
 
 if hasattr(os, "register_at_fork"):  # (not on Windows, which does not fork)
     os.register_at_fork(after_in_child=_workers.cache_clear)
+
 
 def _grades(side: "Judgments", t: np.ndarray, d: np.ndarray, Nq: int):
     """Each line's grade (0 unless judged positive), whether it is judged (grade >= 0) and

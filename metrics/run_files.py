@@ -57,10 +57,11 @@ class RunFile:
         """This run file, from now on read on a thread of its own if it is of :data:`BATCH_BYTES`
         or more (a batch of its own, which :func:`run_batches` does not read ahead) and larger
         than the ``beside`` bytes read meanwhile, to be taken by the first :meth:`read` (a run
-        read while the qrels file is: the reader releases the GIL for most of its time). The peak of reading a file is a few times its size: the qrels'
-        reading then adds little to the run's, where a run no larger than the qrels would add
-        its reading to theirs (at 10 x 6,980 x 100, 40-70 MB to the peak of ``rpdi eval``, in no
-        less time; at 1 x 6,980 x 1000, 0.3 s less time)."""
+        read while the qrels file is: the reader releases the GIL for most of its time). The
+        peak of reading a file is a few times its size: the qrels' reading then adds little to
+        the run's, where a run no larger than the qrels would add its reading to theirs (at 10 x
+        6,980 x 100, 40-70 MB to the peak of ``rpdi eval``, in no less time; at 1 x 6,980 x
+        1000, 0.3 s less time)."""
         size = _file_size(self)
         if self.path == "-" or size < BATCH_BYTES or size <= beside:
             return self

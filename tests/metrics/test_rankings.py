@@ -1,5 +1,6 @@
 """The docno join of metrics.rankings: each run's docnos looked up among the qrels' by hash,
-checked against a join of Python dicts and against the unified dictionaries it replaces."""
+checked against a join of Python dicts and against the unified dictionaries it replaces; and the
+threads the runs are ranked on, in a forked child."""
 
 import os
 import signal
