@@ -67,7 +67,7 @@ def _file_has_pairs(path: str) -> bool:
                     unfinished += block
                     continue
                 # (from just after a line end, ^ matches where the search starts)
-                if _holds_pair(unfinished + block[:cut + 1]) or (b":" in block and _PAIRS.search(block, cut + 1)):
+                if _holds_pair(unfinished + block[:cut + 1]) or _holds_pair(block, cut + 1):
                     return True
                 unfinished = block[block.rfind(b"\n") + 1:]
             return _holds_pair(unfinished)
@@ -78,8 +78,10 @@ def _file_has_pairs(path: str) -> bool:
 PAIRS_BLOCK = 1 << 24  # bytes of a qrels file searched for a pair at a time
 
 
-def _holds_pair(data: bytes) -> bool:
-    return b":" in data and _PAIRS.search(data) is not None  # (memchr first: most qrels have no colon)
+def _holds_pair(data: bytes, start: int = 0) -> bool:
+    """Whether ``data`` from ``start`` (the start of a line) has a line with a pair."""
+    # (memchr first: most qrels have no colon)
+    return data.find(b":", start) >= 0 and _PAIRS.search(data, start) is not None
 
 
 def is_uncertain(qrels, measures=()) -> bool:
