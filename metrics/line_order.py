@@ -71,29 +71,68 @@ def _score_order(grouped: np.ndarray, t: np.ndarray, score: np.ndarray, T: int) 
     return grouped[line]
 
 
+TIE_BLOCK = 1 << 16  # lines whose ties are broken at a time: their temporaries (a dozen arrays of
+# 8 bytes a tied line) stay a few MB; 44 MB at the peak of rpdi eval at 10 x 6,980 x 100 in one piece
+
+
 def _break_ties(order: np.ndarray, tie: np.ndarray, d: np.ndarray, strings) -> None:
     """Order a run's documents of equal score by docno descending in byte order, in place:
-    ``d`` indexes ``strings``, the docnos (a pyarrow string array). Each group of equal scores is
-    sorted by its docnos' first 8 bytes; the few groups where two docnos share them, by all
-    their bytes (:func:`metrics.docnos.byte_order`)."""
+    ``d`` indexes ``strings``, the docnos (a pyarrow string array). About :data:`TIE_BLOCK`
+    lines at a time (:func:`_stretches`), each group of equal scores whole in one stretch."""
+    for lo, hi in _stretches(tie, TIE_BLOCK):
+        _break_stretch(order[lo:hi], tie[lo:hi - 1], d, strings)
+
+
+def _stretches(tie: np.ndarray, size: int):
+    """The bounds (lo, hi) of consecutive stretches of the ``len(tie) + 1`` lines, each at least
+    ``size`` lines but the last, cut only between two lines that do not tie.
+
+    >>> list(_stretches(np.array([True, False, True, True, False, False]), 2))
+    [(0, 2), (2, 5), (5, 7)]
+    """
+    n = len(tie) + 1
+    lo = 0
+    while lo < n:
+        hi = min(lo + size, n)
+        while hi < n and tie[hi - 1]:  # lines hi - 1 and hi tie: the cut moves past their group
+            free = np.flatnonzero(~tie[hi - 1:hi - 1 + size])
+            hi = min(hi + (int(free[0]) if free.size else size), n)
+        yield lo, hi
+        lo = hi
+
+
+def _break_stretch(order: np.ndarray, tie: np.ndarray, d: np.ndarray, strings) -> None:
+    """:func:`_break_ties` on one stretch of lines: each group of equal scores is sorted by its
+    docnos' first 8 bytes; the docnos of a group that share them, among themselves by all their
+    bytes (:func:`metrics.docnos.byte_order`)."""
     if not tie.any():
         return
-    idx = np.flatnonzero(_members(tie))
-    group = np.cumsum(np.concatenate(([True], ~tie))[idx])  # a member not tied to the line above starts a group
+    idx, group = _runs(tie)
     sub = order[idx]
     codes = d[sub]
     first = first_word(strings, codes)
     by = np.argsort(~first)  # first bytes descending
     by = by[stable_order(group[by])]
     g, f = group[by], first[by]
-    shared = (g[1:] == g[:-1]) & (f[1:] == f[:-1])
-    if shared.any():  # those groups again, by all their bytes
-        at = np.flatnonzero(np.isin(g, g[1:][shared]))
+    shared = (g[1:] == g[:-1]) & (f[1:] == f[:-1])  # neighbours of a group with the same first 8 bytes
+    if shared.any():  # each run of them again, by all their bytes
+        at, run = _runs(shared)
         members = by[at]
         rank = np.empty(len(at), dtype=np.int64)
         rank[byte_order(strings, codes[members])] = np.arange(len(at))
-        by[at] = members[np.lexsort((-rank, group[members]))]
+        by[at] = members[np.lexsort((-rank, run))]
     order[idx] = sub[by]
+
+
+def _runs(tie: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lines that belong to a run of neighbours that ``tie`` (``tie[i]``: lines i and i + 1),
+    and the number of each one's run, counted from 1.
+
+    >>> [a.tolist() for a in _runs(np.array([True, False, False, True, True]))]
+    [[0, 1, 3, 4, 5], [1, 1, 2, 2, 2]]
+    """
+    idx = np.flatnonzero(_members(tie))
+    return idx, np.cumsum(np.concatenate(([True], ~tie))[idx])  # a line not tied to the one before starts a run
 
 
 def _members(tie: np.ndarray) -> np.ndarray:

@@ -56,7 +56,7 @@ MUTATIONS = {
         ("at.rank, at.gain, at.seen,", "at.rank, at.gain, at.seen - at.gain,")]),
     "trec-tie-break-reversed": ("metrics/line_order.py", [
         ("by = np.argsort(~first)  # first bytes descending", "by = np.argsort(first)"),
-        ("by[at] = members[np.lexsort((-rank, group[members]))]", "by[at] = members[np.lexsort((rank, group[members]))]")]),
+        ("by[at] = members[np.lexsort((-rank, run))]", "by[at] = members[np.lexsort((rank, run))]")]),
     "stream-not-keyed-by-topic": ("metrics/seeds.py", [
         ('digest = hashlib.blake2b("\\x00".join(key).encode()',
          'digest = hashlib.blake2b("\\x00".join(key[:1] + key[2:]).encode()')]),

@@ -4,14 +4,19 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from rpdi.metrics import line_order
 from rpdi.metrics.line_order import order_run, stable_order
 
 
+@pytest.mark.parametrize("tie_block", [line_order.TIE_BLOCK, 1, 7, 100])
 @pytest.mark.parametrize("seed", range(6))
-def test_lines_are_in_pythons_order_of_topic_score_and_docno_bytes(seed):
+def test_lines_are_in_pythons_order_of_topic_score_and_docno_bytes(seed, tie_block, monkeypatch):
     """Topics ascending, scores descending, equal scores by docno descending in byte order, on
     lines in no order with many ties, docnos sharing their first 8 bytes or more, multi-byte
-    characters, a docno and the same with a trailing NUL, and lines of topics not evaluated (-1)."""
+    characters, a docno and the same with a trailing NUL, and lines of topics not evaluated (-1);
+    ties broken in one stretch of lines, or in many (groups of ~85 tied lines longer than a
+    stretch of 1 or 7 lines, or cut by one of 100)."""
+    monkeypatch.setattr(line_order, "TIE_BLOCK", tie_block)
     rng = np.random.default_rng(seed)
     n, T = 3000, 7
     t = rng.integers(-1, T, n).astype(np.int32)
