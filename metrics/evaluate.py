@@ -260,8 +260,9 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
     records = []
     for batch in run_batches(runs, parsed, together=False):
         rankings, integer_rankings = prepared(batch)
+        del batch  # the runs' lines freed before the measures are computed
         records += _records(rankings, integer_rankings, parsed, per_topic, undefined, average, compat, ties)
-        del batch, rankings, integer_rankings  # freed before the next batch is read
+        del rankings, integer_rankings  # freed before the next batch is read
     return records_frame(records) if as_frame else records
 
 

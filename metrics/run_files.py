@@ -177,15 +177,14 @@ def run_batches(runs, measures: Sequence[Measure] = (), together: bool = True) -
     with ThreadPoolExecutor(max_workers=1) as reader:
         ahead = None
         for batch, after in zip(batches, batches[1:] + [None]):
-            read = load_runs(batch) if ahead is None else ahead.result()
+            read = [load_runs(batch) if ahead is None else ahead.result()]
             if after is None:
                 return_freed_memory()
             small = after is not None and max(map(_file_size, after)) < BATCH_BYTES
             # (a run alone parsed on the reader's thread only: the other cores score the batch before,
             # and pyarrow's threads would hold memory of their own, 8-14 MiB at the peak of rpdi eval)
             ahead = reader.submit(load_runs, after, False) if small else None
-            yield read
-            del read  # freed once the caller lets go of it too (before a large next batch is read)
+            yield read.pop()  # not kept here: freed as soon as the caller lets go of it
 
 
 def item_name(item) -> str:

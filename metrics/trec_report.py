@@ -55,12 +55,14 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
     out = []
     for batch in run_batches(runs, [line.measure for line in lines if line.measure is not None], together=False):
         rankings, integer_rankings = prepared(batch)
-        out += _block(rankings, integer_rankings, batch, lines, headed, per_topic, topics, compat, ties)
-        del batch, rankings, integer_rankings  # freed before the next batch is read
+        runids = [run.runid for run in batch]
+        del batch  # the runs' lines freed before the measures are computed
+        out += _block(rankings, integer_rankings, runids, lines, headed, per_topic, topics, compat, ties)
+        del rankings, integer_rankings  # freed before the next batch is read
     return "\n".join(out) + "\n"
 
 
-def _block(rankings: Rankings, integer_rankings: Rankings | None, runs, lines: list[TrecLine], headed: bool,
+def _block(rankings: Rankings, integer_rankings: Rankings | None, runids: list[str], lines: list[TrecLine], headed: bool,
            per_topic: bool, topics: str, compat: str, ties: str) -> list[str]:
     """The lines :func:`trec_report` prints for the runs of ``rankings``."""
     measured = [line for line in lines if line.measure is not None]
@@ -81,7 +83,7 @@ def _block(rankings: Rankings, integer_rankings: Rankings | None, runs, lines: l
     for s, run in enumerate(rankings.runs):
         present = rankings.present[s]
         if headed:
-            out.append(f"{'runid':<22}\tall\t{runs[s].runid}")
+            out.append(f"{'runid':<22}\tall\t{runids[s]}")
         if per_topic:
             shown = [line for line in lines if line.family.per_topic]
             texts = [None if line.measure is None else  # the run's values as printed, topic by topic
@@ -97,7 +99,7 @@ def _block(rankings: Rankings, integer_rankings: Rankings | None, runs, lines: l
                 continue
             if line.measure is None:  # runid
                 if not headed:
-                    out.append(f"{line.name:<22}\tall\t{runs[s].runid}")
+                    out.append(f"{line.name:<22}\tall\t{runids[s]}")
                 continue
             value = _trec_value(summaries[id(line)][s], line.family.integer, _decimals(line))
             out.append(f"{line.name:<22}\tall\t{value}")

@@ -77,7 +77,8 @@ def test_one_run_at_a_time_gives_the_bytes_of_all_at_once(tmp_path, monkeypatch)
     lines = [line for name in chosen for line in trec_lines(name)]
     for topics in ("qrels", "intersection"):
         both = prepare(qrels, load_runs(runs), topics)
-        expected = "\n".join(_block(*both, load_runs(runs), lines, True, True, topics, "trec_eval", "trec_eval")) + "\n"
+        runids = [run.runid for run in load_runs(runs)]
+        expected = "\n".join(_block(*both, runids, lines, True, True, topics, "trec_eval", "trec_eval")) + "\n"
         assert trec_report(qrels, runs, names, per_topic=True, topics=topics) == expected
 
 
@@ -129,6 +130,42 @@ def test_eval_holds_one_run_at_a_time(tmp_path, monkeypatch, most_alive, run_cli
     status, out, err = run_cli(["eval", qrels, *runs, "-m", "AP", "--format", "trec"])
     assert status == 0, err
     assert len(most_alive) == 6 and max(most_alive) <= 2, most_alive
+
+
+def test_a_run_is_let_go_of_before_its_measures_are_computed(tmp_path, monkeypatch, run_cli):
+    """Once a run is ranked its lines are freed, before the measures are computed on the ranking:
+    with no run read ahead (each file a batch too large for that), no run read is alive then,
+    through the API (records) and the command (a table, and trec_eval's lines)."""
+    import gc
+    import importlib
+    import weakref
+
+    from rpdi.metrics import run_files
+
+    evaluate_module, report_module = (importlib.import_module(f"rpdi.metrics.{name}") for name in ("evaluate", "trec_report"))
+    refs, alive = [], []
+    done, compute = run_files.RunFile.done, evaluate_module.compute
+
+    def read(self, run):
+        run = done(self, run)
+        refs.append(weakref.ref(run))
+        return run
+
+    def counted(*args, **kwargs):
+        gc.collect()
+        alive.append(sum(ref() is not None for ref in refs))
+        return compute(*args, **kwargs)
+
+    monkeypatch.setattr(run_files.RunFile, "done", read)
+    monkeypatch.setattr(evaluate_module, "compute", counted)
+    monkeypatch.setattr(report_module, "compute", counted)
+    monkeypatch.setattr(run_files, "BATCH_BYTES", 1)
+    qrels, runs = _collection(tmp_path)
+    evaluate_all(qrels, runs)
+    for fmt in ("table", "trec"):
+        status, out, err = run_cli(["eval", qrels, *runs, "-m", "AP", "--format", fmt])
+        assert status == 0, err
+    assert alive == [0] * 15, alive
 
 
 @pytest.mark.parametrize("first_depth, ahead", [(80, True), (20, False)])
