@@ -62,8 +62,8 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
     return "\n".join(out) + "\n"
 
 
-def _block(rankings: Rankings, integer_rankings: Rankings | None, runids: list[str], lines: list[TrecLine], headed: bool,
-           per_topic: bool, topics: str, compat: str, ties: str) -> list[str]:
+def _block(rankings: Rankings, integer_rankings: Rankings | None, runids: list[str], lines: list[TrecLine],
+           headed: bool, per_topic: bool, topics: str, compat: str, ties: str) -> list[str]:
     """The lines :func:`trec_report` prints for the runs of ``rankings``."""
     measured = [line for line in lines if line.measure is not None]
     # trec_eval -c sums num_rel as the judgments of grade > 0 in every qrels topic, whatever -l says
