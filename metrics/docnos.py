@@ -71,7 +71,7 @@ class DocnoTable:
             hit = self._probe(hashes(strings, rows) if known is None else known[rows])
             found = np.flatnonzero(hit >= 0)
             at, hit = rows[found], hit[found]
-            same = equal(strings, at, self.strings, hit)
+            same = equal_given_hashes(strings, at, self.strings, hit)
             codes[at[same]] = hit[same]
         return codes
 
@@ -99,20 +99,29 @@ JOIN_BLOCK = 1 << 18  # entries hashed or looked up at a time: their temporaries
 # more time; 1 << 16 no less)
 
 
-def equal(strings, codes: np.ndarray, others, other_codes: np.ndarray) -> np.ndarray:
+def equal_given_hashes(strings, codes: np.ndarray, others, other_codes: np.ndarray) -> np.ndarray:
     """Whether each of ``strings[codes]`` has the bytes of ``others[other_codes]`` (pyarrow string
-    arrays, perhaps the same one): their lengths, then their words compared.
+    arrays, perhaps the same one), pairs whose :func:`hashes` are equal (as the docno table's
+    probe and :func:`encoded`'s sort find them): their lengths, then their words but the last.
+    Two strings of one length whose other words are equal hash alike only if their last words
+    are equal too, for the hash's last step (the word xor-ed in, the whole multiplied by an odd
+    constant) is one-to-one: a string of one word is made by its length and hash.
 
     >>> import pyarrow as pa, numpy as np
-    >>> equal(pa.array(["ab", "abcdefghi", "x"]), np.arange(3), pa.array(["abcdefghj", "ab"]), np.array([1, 0, 1])).tolist()
-    [True, False, False]
+    >>> s = pa.array(["ab", "abcdefghi", "abcdefghi", "ab\\x00"])
+    >>> equal_given_hashes(s, np.array([0, 1, 0]), s, np.array([0, 2, 3])).tolist()
+    [True, True, False]
     """
-    same = _sizes(strings, codes) == _sizes(others, other_codes)
-    rows = np.flatnonzero(same)
-    for (at, ours), (_, theirs) in zip(_words_by_length(strings, codes[rows]),
-                                       _words_by_length(others, other_codes[rows])):
-        # (the lengths are equal: so are the rows of each word)
-        same[rows if at is None else rows[at]] &= ours == theirs
+    size = _sizes(strings, codes)
+    same = size == _sizes(others, other_codes)
+    rows = np.flatnonzero(same & (size > 8))
+    pairs = zip(_words_by_length(strings, codes[rows]), _words_by_length(others, other_codes[rows]))
+    for k, ((at, ours), (_, theirs)) in enumerate(pairs):
+        where = rows if at is None else rows[at]  # (the lengths are equal: so are the rows of each word)
+        before_last = size[where] > 8 * (k + 1)
+        same[where[before_last]] &= ours[before_last] == theirs[before_last]
+        if not (size[where] > 8 * (k + 2)).any():  # only last words left
+            break
     return same
 
 
@@ -139,7 +148,7 @@ def encoded(strings) -> tuple[object, np.ndarray | None]:
     first = np.ones(len(h), dtype=bool)
     np.not_equal(h[1:], h[:-1], out=first[1:])
     again = np.flatnonzero(~first)
-    if not equal(strings, order[again], strings, order[again - 1]).all():
+    if not equal_given_hashes(strings, order[again], strings, order[again - 1]).all():
         return call_function("dictionary_encode", strings), None
     code = np.cumsum(first, dtype=np.int32) - 1
     indices = np.empty(len(h), dtype=np.int32)

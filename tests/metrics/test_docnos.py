@@ -104,17 +104,43 @@ def test_a_docno_holding_a_nul_is_found_exactly():
     assert table.codes(pa.array(["b\x00c", "b", "b\x00", "a\x00", "a"])).tolist() == [1, 3, 4, 5, 0]
 
 
-def test_encoded_falls_back_to_pyarrows_encoding_when_hashes_collide(monkeypatch):
-    """docnos.encoded sorts hashes and compares the strings of equal ones: with every hash
-    reduced to one bit, strings that differ collide, and pyarrow's encoding gives the strings."""
-    from rpdi.metrics import docnos
+def colliding() -> tuple[bytes, bytes]:
+    """Two strings of 16 bytes whose first words differ and whose hashes are equal: the second's
+    last word undoes the difference (the hash of the one-byte string 0x01 is the hash's odd
+    constant)."""
+    odd, mask = int(hashes(pa.array(["\x01"]))[0]), (1 << 64) - 1
+    word = lambda b: int.from_bytes(b, "little")
+    a, first = b"aaaaaaaa" + b"cccccccc", b"bbbbbbbb"
+    last = word(a[8:]) ^ (word(a[:8]) * odd & mask) ^ (word(first) * odd & mask)
+    return a, first + last.to_bytes(8, "little")
 
+
+def raw_strings(items: list[bytes]):
+    """A pyarrow string array of ``items`` as they are (not checked as UTF-8)."""
+    offsets = np.cumsum([0] + [len(x) for x in items], dtype=np.int32)
+    return pa.Array.from_buffers(pa.string(), len(items), [None, pa.py_buffer(offsets.tobytes()),
+                                                         pa.py_buffer(b"".join(items))])
+
+
+def test_encoded_sorts_by_hash_and_falls_back_to_pyarrows_encoding_when_hashes_collide():
+    """docnos.encoded sorts hashes and compares the strings of equal ones (their lengths, their
+    words but the last): two docnos of one length and hash but different first words, or
+    differing by a trailing NUL, get pyarrow's encoding (first seen first)."""
     values = ["d1", "d2", "d1", "x" * 20, "d2", "y"]
     by_hash, their_hashes = docnos.encoded(pa.array(values))
     assert by_hash.dictionary.take(by_hash.indices).to_pylist() == values
     assert their_hashes.tolist() == sorted(int(hashes(pa.array([s]))[0]) for s in set(values))
-    full = docnos.hashes
-    monkeypatch.setattr(docnos, "hashes", lambda strings, codes=None: full(strings, codes) & np.uint64(1))
-    found, none = docnos.encoded(pa.array(values))
-    assert found.dictionary.to_pylist() == ["d1", "d2", "xxxxxxxxxxxxxxxxxxxx", "y"]  # pyarrow's: first seen first
-    assert found.dictionary.take(found.indices).to_pylist() == values and none is None
+    a, b = colliding()
+    assert a != b and len(a) == len(b) and hashes(raw_strings([a, b])).tolist() == [hashes(raw_strings([a]))[0]] * 2
+    for strings in ([a, b, a, b"y"], [b"d1", b"d1\x00", b"d1"]):
+        found, none = docnos.encoded(raw_strings(strings))
+        assert found.dictionary.cast(pa.binary()).to_pylist() == list(dict.fromkeys(strings)) and none is None
+        assert found.dictionary.take(found.indices).cast(pa.binary()).to_pylist() == strings
+
+
+def test_a_table_tells_apart_docnos_of_one_length_and_hash():
+    """Of two docnos with equal hashes and lengths but different first words, a table holding one
+    finds it and not the other."""
+    a, b = colliding()
+    table = DocnoTable.of(raw_strings([b"x", a]))
+    assert table.codes(raw_strings([b, a, b"x", b + b"\x00"])).tolist() == [2, 1, 0, 5]
