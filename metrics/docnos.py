@@ -60,8 +60,8 @@ class DocnoTable:
         """The code of each entry of the pyarrow string array ``strings`` (int32, int64 from 2^31
         codes on): the index of the same docno in the table's, else the table's size + its own
         index. Its hash (``known``: the entries' :func:`hashes`, if computed before) is looked up
-        in the table, then its length and bytes are compared; :data:`JOIN_BLOCK` entries at a
-        time, so that what the lookup needs on the way stays small."""
+        in the table, then its length and bytes are compared (:func:`equal_given_hashes`);
+        :data:`JOIN_BLOCK` entries at a time, so that what the lookup needs on the way stays small."""
         Nq, n = len(self.hashes), len(strings)
         codes = np.arange(Nq, Nq + n, dtype=np.int32 if Nq + n < 2 ** 31 else np.int64)
         size, longest = _sizes(strings), int(_sizes(self.strings).max(initial=0))
