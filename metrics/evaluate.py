@@ -257,11 +257,13 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
         return records_frame(records) if as_frame else records
     diversity = any(m.spec.intents for m in parsed)
     prepared = preparer(qrels, topics, compat, max_docs, judged_only, diversity, intents)
-    records = []
+    records, done = [], set()  # (a run compared with the first is ranked with it: the first's records once)
     for batch in run_batches(runs, parsed, together=False):
         rankings, integer_rankings = prepared(batch)
         del batch  # the runs' lines freed before the measures are computed
-        records += _records(rankings, integer_rankings, parsed, per_topic, undefined, average, compat, ties)
+        records += [record for record in _records(rankings, integer_rankings, parsed, per_topic, undefined, average,
+                                                  compat, ties) if record["run"] not in done]
+        done.update(rankings.runs)
         del rankings, integer_rankings  # freed before the next batch is read
     return records_frame(records) if as_frame else records
 

@@ -154,7 +154,9 @@ def run_batches(runs, measures: Sequence[Measure] = (), together: bool = True) -
     run in memory or from standard input alone), for commands that read the runs a second time
     unless they are in one batch (``rpdi compare`` if they are not all as deep, ``rpdi
     simulate``'s survey); else one run a batch (``rpdi eval``: a run's values do not depend on
-    the runs ranked with it). All at once if a measure compares each run with the first (RBO).
+    the runs ranked with it). If a measure compares each run with the first (RBO): all at once
+    (``together``), else the other runs in batches of BATCH_BYTES, the first run read once, kept,
+    and ranked at the head of every batch.
     Two runs of one name are an InputError before any is read. A batch of files each smaller
     than BATCH_BYTES is read on a thread of its own while the batch before it is scored (the
     reader releases the GIL for most of its time); one with a larger file, once the batch before
@@ -172,12 +174,16 @@ def run_batches(runs, measures: Sequence[Measure] = (), together: bool = True) -
     if dup is not None:
         sources = " and ".join(source for name, source in names if name == dup)
         raise InputError(f"runs {sources} have the same name {dup!r}; name them NAME=PATH")
-    at_once = len(items) < 2 or any(m.spec.between_runs for m in measures)
-    batches = [items] if at_once else _batched(items) if together else [[item] for item in items]
+    between = any(m.spec.between_runs for m in measures)
+    at_once = len(items) < 2 or (between and together)
+    first = [items[0]] if between and not at_once else []  # read once, kept, at the head of every batch
+    rest = items[len(first):]
+    batches = [items] if at_once else _batched(rest) if together or first else [[item] for item in rest]
     with ThreadPoolExecutor(max_workers=1) as reader:
         ahead = None
         for batch, after in zip(batches, batches[1:] + [None]):
-            read = [load_runs(batch) if ahead is None else ahead.result()]
+            read = [load_runs(first + batch) if ahead is None else first + ahead.result()]
+            first = read[0][:1] if first else []
             if after is None:
                 return_freed_memory()
             small = after is not None and max(map(_file_size, after)) < BATCH_BYTES

@@ -52,19 +52,21 @@ def trec_report(qrels, runs, names: Sequence[str | Measure], *, per_topic: bool 
     prepared = preparer(qrels, topics, compat, max_docs, judged_only, diversity, intents)
     runs = run_items(runs)
     headed = len(runs) > 1  # each run's block starts with its runid line
-    out = []
+    out, done = [], set()  # (a run compared with the first is ranked with it: the first's block once)
     for batch in run_batches(runs, [line.measure for line in lines if line.measure is not None], together=False):
         rankings, integer_rankings = prepared(batch)
         runids = [run.runid for run in batch]
         del batch  # the runs' lines freed before the measures are computed
-        out += _block(rankings, integer_rankings, runids, lines, headed, per_topic, topics, compat, ties)
+        which = [s for s, name in enumerate(rankings.runs) if name not in done]
+        out += _block(rankings, integer_rankings, runids, which, lines, headed, per_topic, topics, compat, ties)
+        done.update(rankings.runs)
         del rankings, integer_rankings  # freed before the next batch is read
     return "\n".join(out) + "\n"
 
 
-def _block(rankings: Rankings, integer_rankings: Rankings | None, runids: list[str], lines: list[TrecLine],
-           headed: bool, per_topic: bool, topics: str, compat: str, ties: str) -> list[str]:
-    """The lines :func:`trec_report` prints for the runs of ``rankings``."""
+def _block(rankings: Rankings, integer_rankings: Rankings | None, runids: list[str], which: list[int],
+           lines: list[TrecLine], headed: bool, per_topic: bool, topics: str, compat: str, ties: str) -> list[str]:
+    """The lines :func:`trec_report` prints for the runs ``which`` (indices) of ``rankings``."""
     measured = [line for line in lines if line.measure is not None]
     # trec_eval -c sums num_rel as the judgments of grade > 0 in every qrels topic, whatever -l says
     # (its m_num_rel.c); per topic it stays the count at the -l level
@@ -80,7 +82,7 @@ def _block(rankings: Rankings, integer_rankings: Rankings | None, runids: list[s
     summaries = {id(line): _aggregate(summed[id(line)].value, rankings.present, line.measure.spec.average)
                  for line in measured}
     out = []
-    for s, run in enumerate(rankings.runs):
+    for s in which:
         present = rankings.present[s]
         if headed:
             out.append(f"{'runid':<22}\tall\t{runids[s]}")

@@ -78,7 +78,8 @@ def test_one_run_at_a_time_gives_the_bytes_of_all_at_once(tmp_path, monkeypatch)
     for topics in ("qrels", "intersection"):
         both = prepare(qrels, load_runs(runs), topics)
         runids = [run.runid for run in load_runs(runs)]
-        expected = "\n".join(_block(*both, runids, lines, True, True, topics, "trec_eval", "trec_eval")) + "\n"
+        which = list(range(len(runids)))
+        expected = "\n".join(_block(*both, runids, which, lines, True, True, topics, "trec_eval", "trec_eval")) + "\n"
         assert trec_report(qrels, runs, names, per_topic=True, topics=topics) == expected
 
 
@@ -235,10 +236,44 @@ def test_the_qrels_judgments_are_found_once_for_every_batch(tmp_path, monkeypatc
     assert len(found) == len({id(q) for q in passed}) == 2, found
 
 
+def test_runs_compared_with_the_first_are_ranked_a_batch_at_a_time_after_it(tmp_path, monkeypatch, most_alive, run_cli):
+    """With a measure that compares each run with the first (RBO), the runs are read in batches,
+    the first run kept and ranked again at the head of each: the records and trec_eval's lines
+    are those of all runs ranked at once to the last bit, each run's once and in order; with each
+    file a batch of its own, at most two runs are alive (the first and the one ranked), through
+    the API and the command."""
+    import json
+
+    from rpdi.metrics import evaluate
+    from rpdi.metrics.evaluate import _records, expand, prepare
+    from rpdi.metrics.run_files import load_runs
+    from rpdi.metrics.trec_names import TrecFamily, TrecLine
+    from rpdi.metrics.trec_report import _block, trec_report
+
+    qrels, runs = _collection(tmp_path)
+    module = sys.modules["rpdi.metrics.run_files"]
+    monkeypatch.setattr(module, "BATCH_BYTES", 1)
+    names = ["RBO(p=0.9)@10", "RBO_EXT(p=0.8)", "AP", "nDCG@10"]
+    together = prepare(qrels, load_runs(runs))
+    expected = _records(*together, expand(names), True, "zero", "macro", "trec_eval", "trec_eval")
+    most_alive.clear()
+    assert evaluate(qrels, runs, names, per_topic=True) == expected
+    assert len(most_alive) == 5 and max(most_alive) == 2, most_alive
+    lines = [TrecLine(m.text, TrecFamily("", "single"), m) for m in expand(names)]  # (as trec_report names them)
+    runids = [run.runid for run in load_runs(runs)]
+    block = _block(*prepare(qrels, load_runs(runs), "intersection"), runids, list(range(len(runs))), lines, True,
+                   False, "intersection", "trec_eval", "trec_eval")
+    assert trec_report(qrels, runs, names) == "\n".join(block) + "\n"
+    most_alive.clear()
+    status, out, err = run_cli(["eval", qrels, *runs, *(a for n in names for a in ("-m", n)), "--format", "json"])
+    assert status == 0 and len(most_alive) == 5 and max(most_alive) == 2, (err, most_alive)
+    assert [(r["run"], r["measure"], r["value"]) for r in json.loads(out) if r["topic"] == "all"] == \
+        [(r["run"], r["measure"], r["value"]) for r in expected if r["topic"] == "all"]
+
+
 def test_a_first_run_read_ahead_is_read_once_when_all_runs_are_read_at_once(tmp_path, monkeypatch, run_cli):
-    """A measure that compares runs (RBO) reads every run at once (load_runs, read_runs): the
-    first run, being read ahead (larger than the qrels file), is taken from its thread, not read
-    a second time."""
+    """With a measure that compares runs (RBO) the first run is read once and kept: being read
+    ahead (larger than the qrels file), it is taken from its thread, not read a second time."""
     import os
 
     from rpdi.metrics import run_files
