@@ -261,16 +261,16 @@ def evaluate(qrels, runs, measures: Iterable[str | Measure], *, per_topic: bool 
     for batch in run_batches(runs, parsed, together=False):
         rankings, integer_rankings = prepared(batch)
         del batch  # the runs' lines freed before the measures are computed
-        records += [record for record in _records(rankings, integer_rankings, parsed, per_topic, undefined, average,
-                                                  compat, ties) if record["run"] not in done]
+        which = [s for s, name in enumerate(rankings.runs) if name not in done]
+        records += _records(rankings, integer_rankings, parsed, per_topic, undefined, average, compat, ties, which)
         done.update(rankings.runs)
         del rankings, integer_rankings  # freed before the next batch is read
     return records_frame(records) if as_frame else records
 
 
 def _records(rankings: Rankings, integer_rankings: Rankings | None, parsed: list[Measure], per_topic: bool,
-             undefined: str, average: str, compat: str, ties: str) -> list[dict]:
-    """:func:`evaluate`'s records of the runs of ``rankings``."""
+             undefined: str, average: str, compat: str, ties: str, which: Sequence[int] | None = None) -> list[dict]:
+    """:func:`evaluate`'s records of the runs ``which`` (indices; None: all) of ``rankings``."""
     scores = compute(rankings, parsed, compat, integer_rankings)
     tied = [None] * len(parsed)
     if ties != "trec_eval":
@@ -279,7 +279,8 @@ def _records(rankings: Rankings, integer_rankings: Rankings | None, parsed: list
     macro = [_aggregate(score.value, rankings.present, m.spec.average, undefined) if average == "macro" else None
              for m, score in zip(parsed, scores)]
     records = []
-    for s, run in enumerate(rankings.runs):
+    for s in range(len(rankings.runs)) if which is None else which:
+        run = rankings.runs[s]
         present = rankings.present[s]
         for m, score, means, tie in zip(parsed, scores, macro, tied):
             value = score.value[s]
