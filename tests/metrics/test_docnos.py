@@ -86,6 +86,18 @@ def test_a_table_finds_every_hash_it_holds_where_probing_runs_past_its_last_slot
         assert (table._probe(np.setdiff1d(rng.integers(0, 2 ** 64, 1000, dtype=np.uint64), keys)) == -1).all()
 
 
+def test_the_first_empty_slots_are_found_past_a_long_full_stretch():
+    """The slots probing wraps into are the table's first empty ones, however far the first
+    stretch of full slots goes (the prefix looked in grows until it holds enough)."""
+    table = np.full(5000, -1, dtype=np.int32)
+    table[:1000] = 7
+    table[1001] = 7
+    assert docnos._first_empty(table, 3).tolist() == [1000, 1002, 1003]
+    assert docnos._first_empty(table, 0).tolist() == []
+    table[:4998] = 7
+    assert docnos._first_empty(table, 2).tolist() == [4998, 4999]
+
+
 def test_hashes_of_many_strings_are_taken_a_block_at_a_time_alike(monkeypatch):
     rng = np.random.default_rng(9)
     strings = random_strings(rng, most=200) + random_strings(rng, most=200)

@@ -154,6 +154,22 @@ def test_the_join_a_block_at_a_time_finds_what_it_finds_at_once(monkeypatch):
     assert (whole < len(table.hashes)).sum() >= 20  # (docnos of the qrels are found)
 
 
+@pytest.mark.parametrize("grades, small", [([-1, 0, 3, 127, -128, 2], True), ([0, 1, 128], False),
+                                           ([0, 2.5, 1], False), ([-129, 1], False), ([0, 1e300, 2], False)])
+def test_grades_that_are_small_integers_are_kept_a_byte_each_and_rank_as_given(grades, small):
+    """The qrels' grades, kept a byte each where all are integers from -128 to 127, give each
+    ranked document its grade as given (0 unless positive) and judged where it is not negative."""
+    n = len(grades)
+    qrels = qrels_from_dict({"1": {f"d{i}": g for i, g in enumerate(grades)}, "2": {"d0": 1}})
+    side = rk.judgments(qrels)
+    assert (side.only_grade.dtype == np.int8) == small
+    assert side.max_grade == max(grades + [1])
+    run = run_from_dict("r", {"1": {f"d{i}": float(n - i) for i in range(n)}, "2": {"d0": 1.0}})
+    got = rk.build_rankings(qrels, [run])
+    assert got.grade[0, 0, :n].tolist() == [max(float(g), 0.0) for g in grades]
+    assert got.judged[0, 0, :n].tolist() == [g >= 0 for g in grades]
+
+
 def test_a_run_built_with_a_nan_score_is_refused():
     """The readers refuse a score that is not a number; a Run built from arrays is refused when
     ranked (a NaN would sort as the padding of a topic's row)."""
