@@ -272,6 +272,20 @@ def truncate(rankings: Rankings, depth: int) -> Rankings:
                    tie=cut(rankings.tie))
 
 
+def topic_block(rankings: Rankings, start: int, stop: int) -> Rankings:
+    """The rankings of the topics ``start`` to ``stop`` (their indices), as views: no copies.
+
+    >>> r = Rankings.of_grades(np.arange(12.0).reshape(2, 3, 2), np.zeros((3, 1)), [1, 1, 1], 11.0)
+    >>> topic_block(r, 1, 2).grade.tolist(), topic_block(r, 1, 2).topics.tolist()
+    ([[[2.0, 3.0]], [[8.0, 9.0]]], ['t1'])
+    """
+    per_topic = lambda a: a[start:stop]
+    per_run = lambda a: None if a is None else a[:, start:stop]
+    return replace(rankings, topics=per_topic(rankings.topics), ideal=per_topic(rankings.ideal),
+                   n_judged=per_topic(rankings.n_judged), length=per_run(rankings.length),
+                   present=per_run(rankings.present), **{name: per_run(getattr(rankings, name)) for name in PAST_THE_END})
+
+
 PAST_THE_END = {"grade": 0.0, "judged": False, "doc": -1, "words": np.nan, "pooled": False, "tie": -1}
 # what build_rankings puts past the end of a ranking, in each (runs, topics, ranks) array of Rankings
 

@@ -492,3 +492,40 @@ def test_a_grade_that_is_none_is_refused_not_read_as_nan():
         score("RBP(p=0.5)", [2, 0, None, 1])
     # graded RBP: gains grade / max grade, (1 - p) sum_i g_i p^(i-1)
     assert score("RBP(p=0.5)", [2, 0, 0, 1], judged=[True, True, False, True]) == 0.5 * (1 + 0.5 ** 3 / 2)
+
+
+@pytest.mark.parametrize("cells", [1, 2 * 30, 7 * 30])
+def test_every_measure_a_block_of_topics_at_a_time_is_every_measure_at_once(cells, monkeypatch):
+    """Every declared measure on plain rankings (its defaults; with a cutoff where it takes one),
+    computed over a block of topics at a time (one, two, seven: ``COMPUTE_CELLS`` of two runs of
+    15 ranks), gives to the bit what it gives over every topic at once: fractional grades (with
+    trec_eval's integer ones), negative, unjudged, tied scores, rankings of every length, topics a
+    run does not retrieve."""
+    import importlib
+
+    import numpy as np
+
+    from rpdi.metrics.measures.registry import MEASURES
+
+    module = importlib.import_module("rpdi.metrics.evaluate")  # (rpdi.metrics.evaluate is also the function)
+    rng = np.random.default_rng(26)
+    topics = [f"t{i}" for i in range(23)]
+    qrels = {t: {f"d{j}": float(rng.choice([-1, 0, 0.5, 1, 2, 3])) for j in range(rng.integers(1, 25))}
+             for t in topics}
+    runs = {name: {t: {f"d{j}": float(rng.integers(0, 6)) for j in rng.choice(40, rng.integers(1, 16), replace=False)}
+                   for t in topics if rng.random() < 0.9} for name in ("a", "b")}
+    specs = [s for s in MEASURES.values() if s.compute and not (s.between_runs or s.intents or s.session)]
+    cut = lambda spec: "@0.5" if spec.cutoff_kind is float else "@5"
+    names = [s.name for s in specs if s.cutoff != "required"] + [s.name + cut(s) for s in specs if s.cutoff != "none"]
+    measures = module.expand(names)
+    rankings, integer = module.prepare(qrels, runs)
+    assert integer is not None and rankings.grade.shape[:2] == (2, len(topics))
+    whole = module.compute(rankings, measures, "trec_eval", integer)
+    monkeypatch.setattr(module, "COMPUTE_CELLS", cells)
+    blocked = module.compute(rankings, measures, "trec_eval", integer)
+    for m, ours, theirs in zip(measures, blocked, whole):
+        for field in ("value", "residual", "num", "den"):
+            a, b = getattr(ours, field), getattr(theirs, field)
+            assert (a is None) == (b is None), (m.text, field)
+            if a is not None:
+                assert a.shape == b.shape and np.array_equal(a, b, equal_nan=True), (m.text, field)
