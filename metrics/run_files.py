@@ -48,8 +48,8 @@ class RunFile:
         return self.name or ("stdin" if self.path == "-" else run_name(self.path))
 
     def read(self, threads: bool = True) -> Run:
-        """The run (a TREC run file of :data:`PARSE_THREADS_BYTES` or more parsed on every core; a
-        smaller one, or with ``threads`` False, on this thread alone)."""
+        """The run (a TREC run file parsed on every core, or with ``threads`` False on this thread
+        alone)."""
         run = self.ahead.take() if self.ahead is not None else None
         return self.done(self._read(threads) if run is None else run)
 
@@ -70,7 +70,7 @@ class RunFile:
     def _read(self, threads: bool = True) -> Run:
         table = read_table_file(self.path)
         if table is None:
-            return read_run(self.path, threads=threads and _file_size(self) >= PARSE_THREADS_BYTES)
+            return read_run(self.path, threads=threads)
         runs = runs_from_table(table, self.run_name, self.path)
         if len(runs) > 1:
             raise InputError(f"{self.path}: holds {len(runs)} runs (a {RUN_COLUMN} column); give one run a file")
@@ -142,10 +142,6 @@ def load_runs(runs, threads: bool = True) -> list[Run]:
     return [r if isinstance(r, Run) else r.done(read[id(r)]) if id(r) in read else r.read() for r in runs]
 
 
-PARSE_THREADS_BYTES = 64 << 20  # a run file this large or larger is parsed on every core (RunFile.read); a
-# smaller one on one thread: pyarrow's threads parse blocks ahead into memory of their own, which held 15-25 MiB
-# more at the peak of rpdi eval at 10 x 6,980 x 100 (files of 26 MB) to save 0.05 s a file; at 1 x 6,980 x 1000
-# (290 MB) they save 0.3 s
 BATCH_BYTES = 16 << 20  # runs read and ranked together up to this many bytes of files (run_batches, together),
 # so that compare and simulate read the usual collection once; a run file smaller than this is read ahead while
 # the batch before it is scored, a larger one is a batch of its own

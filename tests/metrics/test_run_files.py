@@ -44,13 +44,10 @@ def test_a_run_is_read_ahead_only_if_a_batch_of_its_own_and_larger_than_what_is_
         (alone.name, alone.topic.to_pylist(), alone.docno.to_pylist(), alone.score.tolist())
 
 
-@pytest.mark.parametrize("threads_from, first", [(0, True), (1 << 30, False)])
-def test_a_run_read_ahead_is_parsed_on_the_reader_s_thread_alone(six_run_files, monkeypatch, threads_from, first):
-    """One run a batch: the first run is parsed on every core if its file is of
-    PARSE_THREADS_BYTES or more (nothing else is being done), else on this thread alone; each
+def test_a_run_read_ahead_is_parsed_on_the_reader_s_thread_alone(six_run_files, monkeypatch):
+    """One run a batch: the first run is parsed on every core (nothing else is being done), each
     next one, read while the run before it is scored, on the reader's thread alone."""
     _, runs = six_run_files
-    monkeypatch.setattr(run_files, "PARSE_THREADS_BYTES", threads_from)
     read_run = run_files.read_run
 
     def reading(path, *args, threads=True, **kwargs):
@@ -60,4 +57,4 @@ def test_a_run_read_ahead_is_parsed_on_the_reader_s_thread_alone(six_run_files, 
     threads_of_each = []
     monkeypatch.setattr(run_files, "read_run", reading)
     assert [len(batch) for batch in run_batches(runs, together=False)] == [1] * 6
-    assert threads_of_each == [first] + [False] * 5
+    assert threads_of_each == [True] + [False] * 5

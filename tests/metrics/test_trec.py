@@ -428,3 +428,29 @@ def test_a_run_read_alone_refuses_exactly_its_repeated_pairs(tmp_path, monkeypat
         else:
             run = read_run(path)
             assert list(zip(run.topic.to_pylist(), run.docno.to_pylist())) == sorted(pairs)
+
+# ------------------------------------------------------------------------- pyarrow's threads
+
+@pytest.mark.parametrize("threads_from", [0, 1 << 30])
+def test_a_file_is_parsed_on_every_core_only_if_it_holds_parse_threads_bytes(tmp_path, monkeypatch, threads_from,
+                                                                             write):
+    """pyarrow's threads parse a qrels or run file (from the file, or from its bytes: one with a
+    comment line) only if it holds PARSE_THREADS_BYTES or more; the columns are the same."""
+    import pyarrow.csv as pcsv
+
+    from rpdi.metrics import trec
+
+    read_csv, used = pcsv.read_csv, []
+
+    def reading(source, read_options=None, **kwargs):
+        used.append(read_options.use_threads)
+        return read_csv(source, read_options=read_options, **kwargs)
+
+    monkeypatch.setattr(pcsv, "read_csv", reading)
+    monkeypatch.setattr(trec, "PARSE_THREADS_BYTES", threads_from)
+    qrels = trec.read_qrels(write(tmp_path / "q.txt", QRELS))
+    run = trec.read_run(write(tmp_path / "r.run", RUN))
+    commented = trec.read_run(write(tmp_path / "c.run", b"# a comment\n" + RUN))
+    assert used == [threads_from == 0] * 3
+    assert qrels.grade.tolist() == [1, 0, 2, 1, 1, 0]
+    assert run.score.tolist() == commented.score.tolist() == [3.5, 2.5, 1.5, 0.5, 2.0, 1.0]
