@@ -499,8 +499,8 @@ def _csv_columns(source, layout: Layout, delimiter: str, first_line: bytes, thre
     converted. On every core (``threads``) only if the source holds :data:`PARSE_THREADS_BYTES`
     or more: pyarrow's threads parse blocks ahead into heaps of their own, whose freed memory
     stays with them. At 10 x 6,980 x 100 (qrels of 31 MB, runs of 26 MB) that held 15-35 MiB
-    more at the peak of ``rpdi eval``, to save about 0.05 s a file; a run of 290 MB (1 x 6,980 x
-    1000) they parse 0.3 s faster."""
+    more at the peak of ``rpdi eval``, to save about 0.05 s a run file (0.5-1 s of the command's
+    6-7 s on a 2-core machine); a run of 290 MB (1 x 6,980 x 1000) they parse 0.3 s faster."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
