@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import fields
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -102,8 +103,7 @@ def compute(rankings: Rankings, measures: Sequence[Measure], compat: str = "trec
 def _joined(scores: list[Score]) -> Score:
     """The scores of consecutive blocks of topics as one."""
     join = lambda arrays: None if arrays[0] is None else np.concatenate(arrays, axis=1)
-    return Score(join([s.value for s in scores]), join([s.residual for s in scores]), join([s.num for s in scores]),
-                 join([s.den for s in scores]))
+    return Score(**{f.name: join([getattr(s, f.name) for s in scores]) for f in fields(Score)})
 
 
 def _scores(rankings: Rankings, measures: Sequence[Measure], compat: str,
