@@ -3,6 +3,7 @@ and the table that finds a run's docnos among the qrels'."""
 
 import numpy as np
 import pyarrow as pa
+import pytest
 
 from rpdi.metrics import docnos
 from rpdi.metrics.docnos import DocnoTable, hashes, words
@@ -70,32 +71,26 @@ def test_a_table_of_many_docnos_finds_them_behind_a_sparse_filter():
     assert 0 < np.unpackbits(table.filter).sum() <= len(qrels)
 
 
-def test_a_table_finds_every_hash_it_holds_where_probing_runs_past_its_last_slot():
-    """Fifty hashes that share the table's last slot as their first fill it and go on from its
-    first slot, among hashes spread over its first half: each is found, the hashes given in
-    order (a qrels file's, :func:`docnos.encoded`) or not."""
+@pytest.mark.parametrize("ends", [True, False])
+def test_a_table_finds_every_hash_it_holds_and_none_between_or_beyond(ends):
+    """Hashes among them both ends of uint64's range (0, 2^64 - 1), or not, are each found, given
+    in order (a qrels file's, :func:`docnos.encoded`) or not (then through the codes' order); the
+    hashes next to them, below the least and above the greatest, are not, in whatever order they
+    are looked up."""
     rng = np.random.default_rng(11)
-    crowded = rng.integers(0, 2 ** 40, 50, dtype=np.uint64) + np.uint64(2 ** 64 - 2 ** 40)
-    keys = np.unique(np.concatenate([rng.integers(0, 2 ** 63, 200, dtype=np.uint64), crowded]))
+    keys = rng.integers(2, 2 ** 64 - 2, 300, dtype=np.uint64)
+    keys = np.unique(np.concatenate([keys, np.array([0, 1, 2 ** 64 - 2, 2 ** 64 - 1], dtype=np.uint64)]) if ends else keys)
     strings = pa.array([str(i) for i in range(len(keys))])
+    near = np.concatenate([rng.integers(0, 2 ** 64, 2000, dtype=np.uint64), keys - np.uint64(1), keys + np.uint64(1)])
+    absent = np.setdiff1d(near, keys)  # (wrapping past either end is absent too)
+    assert ends or (absent < keys[0]).any() and (absent > keys[-1]).any()
     for given in (keys, rng.permutation(keys)):
         table = DocnoTable.of(strings, given)
-        assert len(table.table) == 512 and (table.table[:16] >= 0).all()
-        assert sorted(table.table[table.table >= 0].tolist()) == list(range(len(keys)))
-        assert table._probe(given).tolist() == list(range(len(keys)))
-        assert (table._probe(np.setdiff1d(rng.integers(0, 2 ** 64, 1000, dtype=np.uint64), keys)) == -1).all()
-
-
-def test_the_first_empty_slots_are_found_past_a_long_full_stretch():
-    """The slots probing wraps into are the table's first empty ones, however far the first
-    stretch of full slots goes (the prefix looked in grows until it holds enough)."""
-    table = np.full(5000, -1, dtype=np.int32)
-    table[:1000] = 7
-    table[1001] = 7
-    assert docnos._first_empty(table, 3).tolist() == [1000, 1002, 1003]
-    assert docnos._first_empty(table, 0).tolist() == []
-    table[:4998] = 7
-    assert docnos._first_empty(table, 2).tolist() == [4998, 4999]
+        looked_up = rng.permutation(len(keys))
+        assert table._probe(given[looked_up]).tolist() == looked_up.tolist()
+        # (a filter that lets every hash through: only the search tells them apart)
+        everything = DocnoTable(table.hashes, table.order, strings, np.full_like(table.filter, 255))
+        assert (everything._probe(rng.permutation(absent)) == -1).all()
 
 
 def test_hashes_of_many_strings_are_taken_a_block_at_a_time_alike(monkeypatch):
