@@ -44,6 +44,7 @@ the means over topics:
 
 The targets of issue 26, whose ratios are printed: rpdi's peak RSS <= its baseline + 4 x (bytes
 of the largest run + the qrels); its wall time <= 0.5 x pytrec_eval's and <= 0.4 x trec_eval's.
+For the two shapes alike but for their number of runs, the growth of rpdi's peak per run added.
 Exit status 0, or 1 on a disagreement or a failing tool (a missed target is reported, not an
 error), 2 on bad arguments. Without ranx, pytrec_eval or trec_eval, one line says which anchor is
 skipped and why.
@@ -56,13 +57,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from typing import NamedTuple
 
 import numpy as np
@@ -341,6 +342,20 @@ def report(name: str, shape: Shape, medians: dict, sizes: dict, rounds: int, pre
     return lines
 
 
+def growth(rows: list[tuple[str, Shape, dict, dict]]) -> list[str]:
+    """How rpdi's peak grows with the number of runs: for two shapes alike but for it
+    (20x50x1000, 100x50x1000), the difference of the peaks per run added, beside the size of a
+    run file. Issue 26's aim is a peak bounded by the largest run, not by the number of runs."""
+    lines = []
+    for few, many in itertools.combinations(sorted(rows, key=lambda row: row[1].runs), 2):
+        (name, shape, medians, _), (name2, shape2, medians2, sizes2) = few, many
+        if shape._replace(runs=0) == shape2._replace(runs=0) and shape.runs < shape2.runs:
+            added = (medians2["rpdi"].rss - medians["rpdi"].rss) / (shape2.runs - shape.runs)
+            lines.append(f"rpdi's peak per run added, {name} -> {name2}: {added / 2 ** 10:+.0f} KiB "
+                         f"(a run file: {sizes2['run'] / 2 ** 10:.0f} KiB)")
+    return lines
+
+
 def markdown(rows: list[tuple[str, Shape, dict, dict]]) -> list[str]:
     """The README's performance table: one row per shape, wall s / peak MiB of each tool."""
     head = ["shape (runs x topics x docs)", "rpdi", "rpdi baseline", "pytrec_eval", "trec_eval -O2",
@@ -404,6 +419,8 @@ def main(argv=None) -> int:
             print("\n".join(report(name, table[name], medians, sizes, args.rounds, present)), flush=True)
             problems += [f"{name}: {line}" for line in found]
             rows.append((name, table[name], medians, sizes))
+    for line in growth(rows):
+        print(line)
     if args.markdown and rows:
         print("\n" + "\n".join(markdown(rows)))
     if problems:

@@ -57,6 +57,17 @@ def test_a_quick_run_agrees_and_a_wrong_anchor_value_is_caught(scale, tmp_path, 
     assert len(problems) == 1 and problems[0].startswith("run02 nDCG@10: rpdi ")
 
 
+def test_the_peak_per_run_added_is_told_for_shapes_alike_but_for_their_runs(scale):
+    """Two shapes that differ only by their number of runs give the difference of rpdi's peaks
+    per run added (8 MiB over 80 runs: 102 KiB a run); shapes that differ otherwise give none."""
+    sample = lambda mib: scale.Sample(1.0, 1.0, mib * scale.MiB)
+    rows = [("100x50x1000", scale.SHAPES["100x50x1000"], {"rpdi": sample(108)}, {"run": 1_900_000}),
+            ("20x50x1000", scale.SHAPES["20x50x1000"], {"rpdi": sample(100)}, {"run": 1_800_000}),
+            ("10x6980x100", scale.SHAPES["10x6980x100"], {"rpdi": sample(280)}, {"run": 26_000_000})]
+    assert scale.growth(rows) == ["rpdi's peak per run added, 20x50x1000 -> 100x50x1000: +102 KiB (a run file: 1855 KiB)"]
+    assert scale.growth(rows[1:]) == []
+
+
 @pytest.mark.parametrize("argv", [["--shapes", "7x7x7"], ["--quick", "--shapes", "20x50x1000"],
                                   ["--rounds", "0"], ["--trec-eval", "/no/such/trec_eval"]])
 def test_bad_arguments_exit_2(scale, argv):
