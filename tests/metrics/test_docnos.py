@@ -79,7 +79,8 @@ def test_a_table_finds_every_hash_it_holds_and_none_between_or_beyond(ends):
     are looked up."""
     rng = np.random.default_rng(11)
     keys = rng.integers(2, 2 ** 64 - 2, 300, dtype=np.uint64)
-    keys = np.unique(np.concatenate([keys, np.array([0, 1, 2 ** 64 - 2, 2 ** 64 - 1], dtype=np.uint64)]) if ends else keys)
+    ends_of_range = np.array([0, 1, 2 ** 64 - 2, 2 ** 64 - 1] if ends else [], dtype=np.uint64)
+    keys = np.unique(np.concatenate([keys, ends_of_range]))  # (ascending)
     strings = pa.array([str(i) for i in range(len(keys))])
     near = np.concatenate([rng.integers(0, 2 ** 64, 2000, dtype=np.uint64), keys - np.uint64(1), keys + np.uint64(1)])
     absent = np.setdiff1d(near, keys)  # (wrapping past either end is absent too)
