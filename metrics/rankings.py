@@ -267,9 +267,8 @@ def truncate(rankings: Rankings, depth: int) -> Rankings:
         raise InputError(f"documents per topic: expected a positive number, not {depth}")
     D = min(depth, rankings.depth)
     cut = lambda a: None if a is None else a[:, :, :D]
-    return replace(rankings, grade=cut(rankings.grade), judged=cut(rankings.judged), doc=cut(rankings.doc),
-                   length=np.minimum(rankings.length, D), words=cut(rankings.words), pooled=cut(rankings.pooled),
-                   tie=cut(rankings.tie))
+    return replace(rankings, length=np.minimum(rankings.length, D),
+                   **{name: cut(getattr(rankings, name)) for name in PAST_THE_END})
 
 
 def topic_block(rankings: Rankings, start: int, stop: int) -> Rankings:
