@@ -10,7 +10,6 @@ from contextlib import contextmanager
 from importlib import resources
 
 from rpdi.experiments.config import expand_measures, load_config
-from rpdi.experiments.overlap import check_overlap
 from rpdi.experiments.report import Summary, write_report
 from rpdi.experiments.tasks import confirm_cell, data_source, execute, load_data, plan
 from rpdi.metrics.errors import InputError
@@ -53,9 +52,7 @@ def run_experiment(config: str = "validate_core", out: str | None = None, worker
     measures = expand_measures(cfg, path)
     cfg.experiment.force = cfg.experiment.force or force
     tasks = plan(cfg)
-    data = load_data(data_source(cfg))  # read by plan (load_data keeps it): the report's analyses use it
-    if cfg.data.qrels is not None:  # a config averages over the qrels' topics
-        check_overlap(*data, "qrels", cfg.data.qrels, "rpdi run")
+    data = load_data(data_source(cfg))  # the qrels read by plan (load_data keeps them), the runs read by each analysis
     if out is None:
         out = os.path.join(base, cfg.output.dir) if cfg.output.dir else os.path.join("results", cfg.experiment.name)
     with output_lock(out), sigterm_as_interrupt():

@@ -57,10 +57,11 @@ def source_sessions(source_json: str, topics: str):
     """(the sessions, the rankings of all runs) of a session source, once per process."""
     from rpdi.experiments.config import CAST_SESSIONS
     from rpdi.experiments.tasks import load_data, source_rankings  # tasks imports this module
+    from rpdi.metrics.run_files import load_runs
     from rpdi.metrics.sessions import given_sessions
 
     source = json.loads(source_json)
-    runs = load_data(source)[1]
+    runs = load_runs(load_data(source)[1])  # every run at once: a session's width is that of all runs' turns
     every = source_rankings(source, runs, topics)
     given = None if source["sessions"] == CAST_SESSIONS else source["sessions"]
     return given_sessions(given, every.topics, runs), every

@@ -1,7 +1,9 @@
 """Planner and executor: a config becomes (measure, run) tasks, run locally or on Dask.
 
 Every task carries everything it needs (data source, experiment settings, measure, run) and
-computes, for each topic, the closed form, the exact expectation and the simulation. Its random
+computes, for each topic, the closed form, the exact expectation and the simulation; it reads
+the qrels (once a process) and its own run file, so that a process holds one run at a time, not
+every run (a session source's tasks, and ``[compare]`` with users or tie orders, read all). Its random
 streams are keyed by (seed, run, topic, measure), so results are the same whichever process or
 machine runs it, in whatever order. Each finished task is written to ``OUT/tasks/<id>.json``
 atomically as it completes; a rerun skips the tasks already there (``fresh`` starts over), and
@@ -31,6 +33,7 @@ from functools import lru_cache
 import numpy as np
 
 from rpdi.experiments.config import Config, expand_measures
+from rpdi.experiments.overlap import check_overlap
 from rpdi.experiments.session_data import check_sessions, measure_rankings, source_sessions
 from rpdi.experiments.store import write_atomic
 from rpdi.metrics.errors import InputError
@@ -65,7 +68,8 @@ def data_source(config: Config) -> dict:
 
 @lru_cache(maxsize=4)
 def _load(source_json: str):
-    from rpdi.metrics.evaluate import load_diversity_qrels, load_qrels, load_runs
+    from rpdi.metrics.evaluate import load_diversity_qrels, load_qrels
+    from rpdi.metrics.run_files import RunFile
 
     source = json.loads(source_json)
     if "synthetic" in source:
@@ -73,12 +77,29 @@ def _load(source_json: str):
 
         return synthetic_collection(**source["synthetic"])
     qrels = (load_diversity_qrels if source.get("diversity") else load_qrels)(source["qrels"])
-    return qrels, load_runs(source["runs"])
+    return qrels, [RunFile(path) for path in source["runs"]]
 
 
 def load_data(source: dict):
-    """(Qrels, [Run]) of a data source (DiversityQrels for a diversity source), cached per process."""
+    """(Qrels, runs) of a data source (DiversityQrels for a diversity source), cached per
+    process: the synthetic collection's Runs, or a file source's runs as
+    :class:`~metrics.run_files.RunFile` objects, not read, so that the process holds the qrels
+    and the run of the task at hand (:func:`source_run`), not every run."""
     return _load(json.dumps(source, sort_keys=True))
+
+
+def source_run(source: dict, name: str):
+    """The run ``name`` of a data source, read: a run file alone, kept until another run is asked
+    for (a worker's tasks of one run follow one another, :func:`execute`)."""
+    return _run(json.dumps(source, sort_keys=True), name)
+
+
+@lru_cache(maxsize=1)
+def _run(source_json: str, name: str):
+    from rpdi.metrics.run_files import RunFile, item_name
+
+    item = next(r for r in _load(source_json)[1] if item_name(r) == name)
+    return item.read() if isinstance(item, RunFile) else item
 
 
 def source_rankings(source: dict, runs, topics: str):
@@ -128,7 +149,10 @@ def plan(config: Config) -> list[dict]:
         if len(set(runs)) != len(runs):
             dup = next(r for r in runs if runs.count(r) > 1)
             raise InputError(f"data.runs: two run files are named {dup!r}")
-        load_data(source)  # a malformed qrels or run file is reported before anything is written
+        qrels, files = load_data(source)
+        for file in files:  # read one at a time and let go of: a malformed file is reported before anything
+            # is written, a run sharing no topic with the qrels (a config averages over theirs) named
+            check_overlap(qrels, [file.read()], "qrels", source["qrels"], "rpdi run")
         if "sessions" in source:  # so is a bad session file, or topics that are not CAsT's
             try:
                 source_sessions(json.dumps(source, sort_keys=True), config.experiment.topics)
@@ -175,8 +199,7 @@ def _compute(spec: dict) -> dict:
     from rpdi.simulate.three_way import three_way
     from rpdi.usermodels import model_for
 
-    qrels, runs = load_data(spec["data"])
-    run = next(r for r in runs if r.name == spec["run"])
+    qrels, run = load_data(spec["data"])[0], source_run(spec["data"], spec["run"])
     s = spec["settings"]
     model = model_for(spec["measure"])
     rankings = measure_rankings(spec["data"], [run], s["topics"], model.measure)
@@ -207,6 +230,7 @@ def execute(tasks: list[dict], out_dir: str, workers: int = 1, scheduler: str | 
     os.makedirs(store, exist_ok=True)
     path = lambda task_id: os.path.join(store, f"{task_id}.json")  # noqa: E731
     pending = [t for t in tasks if not os.path.exists(path(t["id"]))]
+    pending.sort(key=lambda t: t["run"])  # a run's tasks one after another: each worker reads it once
     bar = progress_bar(len(tasks), progress, "task", initial=len(tasks) - len(pending))
 
     def keep(result: dict) -> None:
@@ -314,10 +338,9 @@ def confirm_cell(spec: dict, cell):
     from rpdi.simulate.confirm import confirmation
     from rpdi.usermodels import exact, model_for
 
-    runs = load_data(spec["data"])[1]
     s = spec["settings"]
     model = model_for(spec["measure"])
-    rankings = measure_rankings(spec["data"], [r for r in runs if r.name == spec["run"]], s["topics"], model.measure)
+    rankings = measure_rankings(spec["data"], [source_run(spec["data"], spec["run"])], s["topics"], model.measure)
     return confirmation(rankings, model, exact(model, rankings, s["convention"]), cell, seed=s["seed"],
                         convention=s["convention"])
 

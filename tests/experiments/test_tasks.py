@@ -13,6 +13,11 @@ every wait bounded and every process killed at the end. A model of one's own who
 half a second in the cluster's workers (and not elsewhere) gives the faults time to strike mid-run.
 Before the fix, a lost scheduler ended the run with Dask's tracebacks on stderr and
 "internal error: FutureCancelledError" (or CommClosedError).
+
+And a run at a time (issue 26): a task reads the qrels and its own run file, planning lets go of
+each run it checks, and a run's tasks follow one another, so that a process holds one run, not
+every run of the config. These tests failed on the code that read and kept every run, where a
+table file of two runs was an internal error.
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ import time
 
 import pytest
 
+import rpdi.experiments.tasks as executor
 from rpdi.experiments.cli import main
+from rpdi.experiments.config import load_config
 from rpdi.experiments.experiment import run_experiment
 from rpdi.experiments.tasks import _worker_start
 
@@ -249,6 +256,88 @@ def test_a_worker_notices_its_parent_is_gone_without_a_death_signal():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(worker, signal.SIGKILL)
 
+
+# ------------------------------------------------------------------ a run at a time (issue 26)
+
+RUN2 = "1 Q0 c 1 2.0 u\n1 Q0 a 2 2.0 u\n2 Q0 a 1 1.0 u\n2 Q0 e 2 0.5 u\n"
+
+
+@pytest.fixture
+def three_runs(tmp_path):
+    """A config of qrels, three run files and two measures (P@2 and RBP, 50 users); the run files."""
+    (tmp_path / "q.txt").write_text(QRELS)
+    runs = [tmp_path / name for name in ("r1.txt", "r2.txt", "r3.txt")]
+    for path, text in zip(runs, (RUN, RUN2, RUN.replace(" t\n", " v\n").replace("3.5", "0.5"))):
+        path.write_text(text)
+    (tmp_path / "c.toml").write_text(
+        '[experiment]\nname = "t"\nusers = 50\n\n[data]\nqrels = "q.txt"\nruns = ["r1.txt", "r2.txt", "r3.txt"]\n\n'
+        '[[measures]]\nname = "P@2"\n\n[[measures]]\nname = "RBP(p=0.8)"\n\n[output]\nplots = false\n')
+    return tmp_path / "c.toml", runs
+
+
+def _runs_alive(paths) -> list[str]:
+    """The sources of the :class:`~metrics.trec.Run` objects alive in this process read from ``paths``."""
+    import gc
+
+    from rpdi.metrics.trec import Run
+
+    gc.collect()
+    wanted = {str(p) for p in paths}
+    return sorted(o.source for o in gc.get_objects() if isinstance(o, Run) and o.source in wanted)
+
+
+def _fresh_process() -> None:
+    """What a new worker process starts with: no qrels or run kept from before."""
+    executor._load.cache_clear()
+    executor._run.cache_clear()
+
+
+def test_a_task_reads_its_own_run_file_and_no_other(three_runs):
+    """A task (a measure on a run) reads the qrels and its own run: in a fresh process, a task
+    of r1 gives the same result when r2 has become unreadable since planning. Before, every
+    task read every run of the config."""
+    config, runs = three_runs
+    tasks = executor.plan(load_config(str(config))[0])
+    first = next(t for t in tasks if t["run"] == "r1" and t["measure"] == "RBP(p=0.8)")
+    _fresh_process()
+    expected = executor.run_task(first)
+    runs[1].write_text("not a run line\n")
+    _fresh_process()
+    got = executor.run_task(first)
+    assert {**got, "seconds": 0} == {**expected, "seconds": 0}
+
+
+def test_a_run_holds_one_run_at_a_time(three_runs, monkeypatch):
+    """Planning reads each run file to check it and lets go of it; the tasks of one run are
+    computed one after another, reading its file once, and keep no other run alive: after the
+    whole experiment on one process, at most one of its runs is in memory. Before, every run was
+    read once and kept for the process's life, whatever their number."""
+    from rpdi.metrics.run_files import RunFile
+
+    config, runs = three_runs
+    _fresh_process()
+    reads = []
+    read = RunFile._read
+    monkeypatch.setattr(RunFile, "_read", lambda self, *a, **k: reads.append(self.path) or read(self, *a, **k))
+    executor.plan(load_config(str(config))[0])
+    assert sorted(reads) == sorted(map(str, runs)) and _runs_alive(runs) == []
+    reads.clear()
+    run_experiment(str(config), out=str(config.parent / "out"))
+    assert reads == list(map(str, runs)) * 2, reads  # checked by its plan, then once for all its tasks
+    assert len(_runs_alive(runs)) <= 1
+
+
+
+def test_a_config_run_file_holding_several_runs_is_one_line(three_runs, run_cli):
+    """A config names its runs by their files: a table file with a ``run`` column of two runs is
+    exit status 2 and one line naming the file, before anything is written (it was an internal
+    error, StopIteration, once the tasks looked for a run of the file's name)."""
+    config, runs = three_runs
+    runs[0].with_suffix(".tsv").write_text("query_id\tdoc_id\tscore\trun\n1\ta\t2.0\tx\n1\tb\t1.0\ty\n")
+    config.write_text(config.read_text().replace('"r1.txt"', '"r1.tsv"'))
+    status, out, err = run_cli(["run", config, "--out", config.parent / "out"])
+    assert (status, out) == (2, "") and err == f"rpdi run: {runs[0].with_suffix('.tsv')}: holds 2 runs (a run column); give one run a file\n"
+    assert not (config.parent / "out").exists()
 
 # ------------------------------------------------------------------ a real Dask cluster
 
