@@ -1,5 +1,6 @@
-"""Benchmark of issue 26: ``rpdi compare`` (and ``rpdi simulate``) over more and more runs, whose
-peak memory should stay about flat in their number (runs read and scored a batch at a time).
+"""Benchmark of issue 26: ``rpdi compare`` (and ``rpdi simulate``, ``rpdi run``) over more and
+more runs, whose peak memory should stay about flat in their number (runs read and scored a batch
+at a time; an experiment's task reads its own run).
 
 Generated with a fixed seed by eval_speed.py's ``generate``: RUNS runs of TOPICS topics x DEPTH
 documents (graded qrels, about JUDGED judged a topic, tied scores, shuffled lines); each count of
@@ -11,18 +12,22 @@ counted), bytecode cached as an installed package has it:
   pairs' tests, whose number grows as N^2, from hiding the reading);
 - with ``--simulate``, also ``rpdi simulate QRELS RUN... -m RBP(p=0.8) --users USERS --format json``
   (closed forms, exact expectations and, with ``--users`` above 0, as many simulated users a
-  ranking: runs read, ranked, compared three ways a batch at a time, the verdict's cells kept).
+  ranking: runs read, ranked, compared three ways a batch at a time, the verdict's cells kept);
+- with ``--experiment``, also ``rpdi run CONFIG --out DIR``, a config of the qrels, the N runs and
+  the measure ``RBP(p=0.8)`` with ``--users`` users (at least 1) and no plots: a task per run, on
+  one process, each reading its own run file.
 
 It prints, per command and N, the wall time and peak RSS, and the peak's growth per run added
 (MiB per run, from the smallest N to the largest) next to one run file's size.
 
-    python tests/benchmarks/compare_scale.py --counts 5 20 50 --simulate --users 10
+    python tests/benchmarks/compare_scale.py --counts 5 20 50 --simulate --experiment --users 10
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import sys
 import tempfile
@@ -45,11 +50,35 @@ COMMANDS = {"compare": ["-m", "AP", "-m", "nDCG@10", "--test", "t", "--format", 
             "simulate": ["-m", "RBP(p=0.8)", "--format", "json", "--users"]}  # then --users's value
 
 
+EXPERIMENT = """[experiment]
+name = "scale"
+users = {users}
+
+[data]
+qrels = {qrels}
+runs = {runs}
+
+[[measures]]
+name = "RBP(p=0.8)"
+
+[output]
+plots = false
+"""
+
+
 def measure(command: str, qrels: str, runs: list[str], env: dict, users: int = 0):
-    """(wall seconds, peak RSS bytes) of ``rpdi COMMAND QRELS RUNS ...`` (simulate: ``users`` a ranking)."""
+    """(wall seconds, peak RSS bytes) of ``rpdi COMMAND QRELS RUNS ...`` (simulate: ``users`` a
+    ranking), or of ``rpdi run`` on :data:`EXPERIMENT` (written beside the qrels)."""
     exe = os.path.join(os.path.dirname(sys.executable), "rpdi")
-    options = COMMANDS[command] + ([str(users)] if command == "simulate" else [])
-    sample, _ = scale.run_child([exe, command, qrels, *runs, *options], env)
+    if command == "run":
+        directory = os.path.dirname(qrels)
+        config = os.path.join(directory, f"experiment-{len(runs)}.toml")
+        with open(config, "w") as fh:  # (JSON's strings and lists are TOML's)
+            fh.write(EXPERIMENT.format(users=max(users, 1), qrels=json.dumps(qrels), runs=json.dumps(runs)))
+        argv = [exe, "run", config, "--out", os.path.join(directory, f"experiment-{len(runs)}")]
+    else:
+        argv = [exe, command, qrels, *runs, *COMMANDS[command], *([str(users)] if command == "simulate" else [])]
+    sample, _ = scale.run_child(argv, env)
     return sample.wall, sample.rss
 
 
@@ -61,10 +90,11 @@ def main(argv=None) -> int:
     parser.add_argument("--judged", type=int, default=1700)
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--simulate", action="store_true", help="rpdi simulate too")
-    parser.add_argument("--users", type=int, default=0, help="rpdi simulate's users a ranking")
+    parser.add_argument("--experiment", action="store_true", help="rpdi run too")
+    parser.add_argument("--users", type=int, default=0, help="rpdi simulate's (and run's, at least 1) users a ranking")
     args = parser.parse_args(argv)
     counts = sorted(args.counts)
-    commands = ["compare"] + (["simulate"] if args.simulate else [])
+    commands = ["compare"] + (["simulate"] if args.simulate else []) + (["run"] if args.experiment else [])
     with tempfile.TemporaryDirectory(prefix="rpdi-compare-scale-") as directory:
         qrels, runs = scale.speed.generate(directory, counts[-1], args.topics, args.depth, args.judged, args.seed)
         env = scale.speed.rpdi_environment(directory)
