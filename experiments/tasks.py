@@ -96,10 +96,9 @@ def source_run(source: dict, name: str):
 
 @lru_cache(maxsize=1)
 def _run(source_json: str, name: str):
-    from rpdi.metrics.run_files import RunFile, item_name
+    from rpdi.metrics.run_files import item_name, load_runs
 
-    item = next(r for r in _load(source_json)[1] if item_name(r) == name)
-    return item.read() if isinstance(item, RunFile) else item
+    return load_runs([next(r for r in _load(source_json)[1] if item_name(r) == name)])[0]
 
 
 def source_rankings(source: dict, runs, topics: str):
